@@ -1,0 +1,64 @@
+#pragma once
+
+// The gateway's configuration: loaded once from a file, validated, then shared
+// read-only (shared_ptr<const Config>) by everything that serves requests.
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mcpgate::config {
+
+struct Error {
+  std::string message;  // "file:line: what is wrong" wherever a line is known
+};
+
+struct ServerConfig {
+  std::string name;  // key under `servers:`; served at /mcp/<name>
+  std::string command;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;  // in file order
+  std::string cwd;  // absolute; defaults to the config file's directory
+};
+
+struct SessionConfig {
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(300)};
+  std::chrono::milliseconds grace{std::chrono::seconds(10)};
+  // A request the server has not answered by then gets a JSON-RPC error.
+  std::chrono::milliseconds request_timeout{std::chrono::seconds(300)};
+};
+
+struct LimitsConfig {
+  std::uint64_t max_body_bytes = 4 * 1024 * 1024;   // one HTTP request body
+  std::uint32_t max_json_depth = 64;                 // nesting of arrays and objects
+  std::uint64_t max_line_bytes = 16 * 1024 * 1024;  // one message line from a server
+  std::uint32_t max_sessions = 1024;
+};
+
+struct Config {
+  std::string source;         // path of the file it was loaded from
+  std::string listen_host = "127.0.0.1";
+  std::uint16_t listen_port = 8080;
+  // Browser Origins allowed to call the gateway (DNS-rebinding defence). A
+  // request without an Origin header is not from a browser and is allowed.
+  // Default: http(s)://localhost, 127.0.0.1 and [::1] on any port.
+  std::vector<std::string> allowed_origins;
+  std::map<std::string, ServerConfig> servers;
+  SessionConfig session;
+  LimitsConfig limits;
+  std::string log_level = "info";  // debug, info, warn, error
+};
+
+// Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code
+// `{"mcpServers": {...}}` format, and validates it.
+[[nodiscard]] std::expected<std::shared_ptr<const Config>, Error> loadConfig(const std::string& path);
+
+// The effective config (defaults filled in) as YAML, for `mcpgate config check`.
+[[nodiscard]] std::string describeConfig(const Config& config);
+
+}  // namespace mcpgate::config

@@ -1,0 +1,24 @@
+#pragma once
+
+// Subcommands of the `mcpgate` executable. Each lives in its own cmd_*.cc and
+// takes the arguments after its name.
+
+#include <span>
+#include <string_view>
+
+namespace mcpgate::gateway {
+
+using Args = std::span<char* const>;
+
+struct Command {
+  std::string_view name;     // "serve", "config check", ...
+  std::string_view usage;    // one line: arguments
+  std::string_view summary;  // one line: what it does
+  int (*run)(Args args);
+};
+
+int runServe(Args args);
+int runStdio(Args args);
+int runConfigCheck(Args args);
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,24 @@
+// mcpgate config check FILE
+
+#include <iostream>
+
+#include "config/config.h"
+#include "gateway/cli.h"
+
+namespace mcpgate::gateway {
+
+int runConfigCheck(Args args) {
+  if (args.size() != 1) {
+    std::cerr << "usage: mcpgate config check FILE\n";
+    return 2;
+  }
+  auto config = config::loadConfig(args[0]);
+  if (!config) {
+    std::cerr << config.error().message << "\n";
+    return 1;
+  }
+  std::cout << config::describeConfig(**config);
+  return 0;
+}
+
+}  // namespace mcpgate::gateway

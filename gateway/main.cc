@@ -1,0 +1,76 @@
+// The mcpgate executable: a table of subcommands, nothing else.
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "gateway/cli.h"
+
+namespace {
+
+using mcpgate::gateway::Command;
+
+const std::vector<Command>& commands() {
+  using namespace mcpgate::gateway;
+  static const std::vector<Command> table = {
+      {"serve", "-c FILE [--listen HOST:PORT]", "serve MCP over Streamable HTTP at /mcp/<server>",
+       runServe},
+      {"stdio", "-c FILE SERVER", "proxy one server over stdin/stdout (for desktop MCP clients)",
+       runStdio},
+      {"config check", "FILE", "validate a config file and print the effective config",
+       runConfigCheck},
+  };
+  return table;
+}
+
+void printUsage(std::ostream& out) {
+  out << "usage: mcpgate COMMAND [ARGS]\n\ncommands:\n";
+  for (const auto& c : commands()) {
+    out << "  mcpgate " << c.name << " " << c.usage << "\n      " << c.summary << "\n";
+  }
+  out << "  mcpgate version\n      print the version\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> args(argv + 1, argv + argc);
+  if (args.empty() || std::strcmp(args[0], "help") == 0 || std::strcmp(args[0], "--help") == 0 ||
+      std::strcmp(args[0], "-h") == 0) {
+    printUsage(args.empty() ? std::cerr : std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  if (std::strcmp(args[0], "version") == 0 || std::strcmp(args[0], "--version") == 0) {
+    std::cout << "mcpgate " << MCPGATE_VERSION << "\n";
+    return 0;
+  }
+  // Longest match first, so "config check" wins over a one-word command.
+  const Command* best = nullptr;
+  std::size_t best_words = 0;
+  for (const auto& c : commands()) {
+    std::size_t words = 1, pos = 0;
+    std::string_view name = c.name;
+    bool ok = true;
+    std::size_t i = 0;
+    while (ok) {
+      auto space = name.find(' ', pos);
+      std::string_view word = name.substr(pos, space == std::string_view::npos ? name.npos : space - pos);
+      ok = i < args.size() && word == args[i];
+      if (!ok || space == std::string_view::npos) break;
+      pos = space + 1;
+      ++i;
+      ++words;
+    }
+    if (ok && words > best_words) {
+      best = &c;
+      best_words = words;
+    }
+  }
+  if (best == nullptr) {
+    std::cerr << "mcpgate: unknown command '" << args[0] << "'\n\n";
+    printUsage(std::cerr);
+    return 2;
+  }
+  return best->run(mcpgate::gateway::Args(args).subspan(best_words));
+}
