@@ -12,29 +12,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sandbox/command.h"
+#include "sandbox/env.h"
+#include "sandbox/spec_codec.h"
+
 namespace mcpgate::sandbox {
 namespace {
 
-constexpr const char* kSafePath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
-
 std::string errnoText(const char* what, int err) {
   return std::string(what) + ": " + std::strerror(err);
-}
-
-// Resolves a bare command name against the fixed PATH, never the gateway's own.
-std::expected<std::string, Error> resolveCommand(const std::string& command) {
-  if (command.empty()) return std::unexpected(Error{"empty command"});
-  if (command.find('/') != std::string::npos) return command;
-  std::string_view path = kSafePath;
-  while (!path.empty()) {
-    auto colon = path.find(':');
-    std::string candidate(path.substr(0, colon));
-    candidate += "/" + command;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) break;
-    path.remove_prefix(colon + 1);
-  }
-  return std::unexpected(Error{"command not found in " + std::string(kSafePath) + ": " + command});
 }
 
 struct Pipe {
@@ -65,36 +51,19 @@ struct SpawnSetup {
   SpawnSetup& operator=(const SpawnSetup&) = delete;
 };
 
-}  // namespace
-
-std::expected<Child, Error> spawn(const SpawnSpec& spec) {
-  auto path = resolveCommand(spec.command);
-  if (!path) return std::unexpected(path.error());
-
+// Starts `path` with stdio on fresh pipes and, when `spec_fd` is valid, that
+// fd as fd 3 (the sandbox-init's spec). Nothing else of ours is inherited.
+std::expected<Child, Error> startProcess(const std::string& path, std::vector<std::string> argv_strings,
+                                         std::vector<std::string> env_strings, const std::string& cwd,
+                                         const UniqueFd& spec_fd) {
   auto in = makePipe();
   auto out = makePipe();
   auto err = makePipe();
   if (!in || !out || !err) return std::unexpected(Error{"cannot create pipes for the server"});
 
-  std::vector<std::string> env_strings;
-  env_strings.reserve(spec.env.size() + 2);
-  env_strings.push_back(std::string("PATH=") + kSafePath);
-  const char* home = std::getenv("HOME");
-  env_strings.push_back(std::string("HOME=") + (home ? home : "/tmp"));
-  for (const auto& [key, value] : spec.env) {
-    if (key == "PATH" || key == "HOME") {
-      env_strings[key == "PATH" ? 0 : 1] = key + "=" + value;
-    } else {
-      env_strings.push_back(key + "=" + value);
-    }
-  }
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
-
-  std::vector<std::string> argv_strings;
-  argv_strings.push_back(spec.command);
-  argv_strings.insert(argv_strings.end(), spec.args.begin(), spec.args.end());
   std::vector<char*> argv;
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -103,9 +72,10 @@ std::expected<Child, Error> spawn(const SpawnSpec& spec) {
   posix_spawn_file_actions_adddup2(&setup.actions, in->read.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&setup.actions, out->write.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&setup.actions, err->write.get(), STDERR_FILENO);
+  if (spec_fd.valid()) posix_spawn_file_actions_adddup2(&setup.actions, spec_fd.get(), 3);
   // Nothing of the gateway's (sockets, other sessions' pipes) reaches the server.
-  posix_spawn_file_actions_addclosefrom_np(&setup.actions, 3);
-  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&setup.actions, spec.cwd.c_str());
+  posix_spawn_file_actions_addclosefrom_np(&setup.actions, spec_fd.valid() ? 4 : 3);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&setup.actions, cwd.c_str());
   // The child starts with default signal dispositions and an empty mask, and in
   // its own process group so a terminal's ^C reaches the gateway only.
   sigset_t all, none;
@@ -118,8 +88,8 @@ std::expected<Child, Error> spawn(const SpawnSpec& spec) {
                            POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
 
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, path->c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
-  if (rc != 0) return std::unexpected(Error{errnoText(("cannot start " + *path).c_str(), rc)});
+  int rc = ::posix_spawn(&pid, path.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
+  if (rc != 0) return std::unexpected(Error{errnoText(("cannot start " + path).c_str(), rc)});
 
   Child child;
   child.pid = pid;
@@ -137,6 +107,52 @@ std::expected<Child, Error> spawn(const SpawnSpec& spec) {
   setNonBlocking(child.stdout_fd.get());
   setNonBlocking(child.stderr_fd.get());
   return child;
+}
+
+// The gateway is multithreaded: it only posix_spawns the init binary, which
+// builds the sandbox single-threaded. The spec travels in a sealed memfd.
+std::expected<Child, Error> spawnSandboxed(const SpawnSpec& spec) {
+  if (spec.init_binary.empty()) return std::unexpected(Error{"sandboxed spawn needs an init binary"});
+  if (auto r = validatePolicy(*spec.sandbox); !r) return std::unexpected(r.error());
+  // Refuse here too, so the caller gets the error from spawn() and not as a
+  // line on the child's stderr.
+  auto path = resolveCommand(spec.command);
+  if (!path) return std::unexpected(path.error());
+  if (auto r = checkCommand(*spec.sandbox, spec.command, *path, spec.args); !r) {
+    return std::unexpected(r.error());
+  }
+  auto memfd = makeSpecFd(encodeSpec(spec));
+  if (!memfd) return std::unexpected(memfd.error());
+  // Above the stdio range, so that dup2 onto fd 3 is a real copy without close-on-exec.
+  UniqueFd spec_fd(::fcntl(memfd->get(), F_DUPFD_CLOEXEC, 10));
+  if (!spec_fd.valid()) return std::unexpected(Error{errnoText("dup of the spec fd", errno)});
+  return startProcess(spec.init_binary, {spec.init_binary, "sandbox-init", "--spec-fd", "3"},
+                      {std::string("PATH=") + kSafePath}, "", spec_fd);
+}
+
+}  // namespace
+
+std::expected<Child, Error> spawn(const SpawnSpec& spec) {
+  if (spec.sandbox) return spawnSandboxed(spec);
+  auto path = resolveCommand(spec.command);
+  if (!path) return std::unexpected(path.error());
+
+  std::vector<std::string> env_strings;
+  env_strings.reserve(spec.env.size() + 2);
+  env_strings.push_back(std::string("PATH=") + kSafePath);
+  const char* home = std::getenv("HOME");
+  env_strings.push_back(std::string("HOME=") + (home ? home : "/tmp"));
+  for (const auto& [key, value] : spec.env) {
+    if (key == "PATH" || key == "HOME") {
+      env_strings[key == "PATH" ? 0 : 1] = key + "=" + value;
+    } else {
+      env_strings.push_back(key + "=" + value);
+    }
+  }
+  std::vector<std::string> argv_strings;
+  argv_strings.push_back(spec.command);
+  argv_strings.insert(argv_strings.end(), spec.args.begin(), spec.args.end());
+  return startProcess(*path, std::move(argv_strings), std::move(env_strings), spec.cwd, UniqueFd());
 }
 
 bool signalChild(const Child& child, int sig) {

@@ -12,13 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "sandbox/error.h"
 #include "sandbox/fd.h"
+#include "sandbox/policy.h"
 
 namespace mcpgate::sandbox {
-
-struct Error {
-  std::string message;
-};
 
 struct SpawnSpec {
   std::string name;  // server name: used in logs and reports
@@ -26,10 +24,18 @@ struct SpawnSpec {
   std::vector<std::string> args;
   // Exactly the variables the operator declared; spawn adds only a fixed PATH and HOME.
   std::vector<std::pair<std::string, std::string>> env;
-  std::string cwd;  // empty: the gateway's working directory
+  std::string cwd;  // empty: the gateway's working directory (HOME inside a sandbox)
+
+  // Containment. Without a policy the server runs as a plain child (as before
+  // the sandbox existed). With one, spawn() re-executes `init_binary` in its
+  // single-threaded `sandbox-init` mode, which builds the sandbox and execs
+  // the server: the multithreaded caller never sets up namespaces itself.
+  std::optional<SandboxPolicy> sandbox = std::nullopt;  // initialized: positional aggregate init stays warning-free
+  std::string init_binary = "/proc/self/exe";  // a binary whose main() dispatches sandbox-init
 };
 
-// A running child. The pipe ends are ours, close-on-exec and non-blocking.
+// A running child. With a sandbox, `pid` is the sandbox supervisor: signals
+// sent to it reach the server, and its exit status is the server's. The pipe ends are ours, close-on-exec and non-blocking.
 struct Child {
   pid_t pid = -1;
   UniqueFd pidfd;  // becomes readable when the child exits

@@ -1,0 +1,69 @@
+#pragma once
+
+// cgroup limits for the whole process tree of one server: memory (the only
+// memory cap that does not break V8) and process count. cgroup v2 where the
+// host delegates the controllers to us, v1 where that is what the host has.
+// Each sandbox gets its own group under the caller's own group, removed when
+// the sandbox ends.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sandbox/error.h"
+
+namespace mcpgate::sandbox {
+
+struct ControllerProbe {
+  std::string controller;   // "memory" or "pids"
+  std::string parent;       // directory we would create our group in; empty when unavailable
+  bool v2 = false;
+  std::string why_not;      // set when unavailable
+};
+
+// Where this process could create a group with `controller`, or why it cannot.
+[[nodiscard]] ControllerProbe probeController(const std::string& controller);
+
+class Cgroup {
+ public:
+  // Creates one group per requested controller. A controller that is
+  // unavailable is reported in `unavailable` (with the reason) and skipped.
+  struct Request {
+    std::uint64_t memory_bytes = 0;  // 0: not requested
+    std::uint64_t processes = 0;     // 0: not requested
+  };
+  [[nodiscard]] static Cgroup create(const std::string& name, const Request& request,
+                                     std::vector<std::string>& unavailable);
+
+  Cgroup() = default;
+  Cgroup(Cgroup&&) noexcept;
+  Cgroup& operator=(Cgroup&&) noexcept;
+  Cgroup(const Cgroup&) = delete;
+  Cgroup& operator=(const Cgroup&) = delete;
+  ~Cgroup();
+
+  [[nodiscard]] bool hasMemory() const { return !memory_dir_.empty(); }
+  [[nodiscard]] bool hasPids() const { return !pids_dir_.empty(); }
+
+  [[nodiscard]] std::expected<void, Error> addProcess(pid_t pid);
+
+  // True if the kernel killed a process of the group for exceeding the memory limit.
+  [[nodiscard]] bool memoryLimitHit() const;
+
+  // Kills what is left in the groups and removes them.
+  void destroy();
+
+ private:
+  std::string memory_dir_;
+  std::string pids_dir_;
+  bool memory_v2_ = false;
+};
+
+// Removes leftover groups of sandboxes whose supervisor was SIGKILLed.
+void removeStaleCgroups();
+
+}  // namespace mcpgate::sandbox

@@ -1,0 +1,273 @@
+#include "sandbox/contain.h"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "sandbox/caps.h"
+#include "sandbox/cgroup.h"
+#include "sandbox/command.h"
+#include "sandbox/env.h"
+#include "sandbox/lifecycle.h"
+#include "sandbox/mount.h"
+#include "sandbox/net.h"
+#include "sandbox/pid.h"
+#include "sandbox/report.h"
+#include "sandbox/rlimits.h"
+#include "sandbox/seccomp.h"
+#include "sandbox/user.h"
+#include "sandbox/uts.h"
+
+namespace mcpgate::sandbox {
+namespace {
+
+// Everything the namespace side needs, prepared before the clone so the
+// children only copy memory and make system calls.
+struct Prepared {
+  const SpawnSpec* spec;
+  const SandboxPolicy* policy;
+  std::string path;  // resolved command
+  std::vector<std::string> argv_strings;
+  SandboxEnv env;
+  BpfProgram seccomp;
+  std::string hostname;
+  sigset_t server_mask;  // the signal mask the server starts with
+};
+
+void say(const std::string& text) {
+  std::string line = "mcpgate sandbox: " + text + "\n";
+  (void)::write(STDERR_FILENO, line.data(), line.size());
+}
+
+// The namespace side reports a failure as "<exit code>:<message>" on a
+// close-on-exec pipe; a successful exec closes it with nothing written.
+[[noreturn]] void fail(int error_fd, int code, const std::string& message) {
+  std::string text = std::to_string(code) + ":" + message;
+  (void)::write(error_fd, text.data(), text.size());
+  ::_exit(code);
+}
+
+template <typename T>
+void orFail(const std::expected<T, Error>& r, int error_fd, int code = kExitSandboxFailed) {
+  if (!r) fail(error_fd, code, r.error().message);
+}
+
+void resetSignals(const sigset_t& mask) {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+  }
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
+}
+
+// The server process: the last layers, then exec. Order matters: rlimits and
+// capabilities need privileges that no_new_privs and seccomp then lock away.
+[[noreturn]] void execServer(const Prepared& p, int error_fd) {
+  if (::setsid() < 0) fail(error_fd, kExitSandboxFailed, sysError("setsid").message);
+  orFail(applyRlimits(p.policy->limits), error_fd);
+  resetSignals(p.server_mask);
+  // Nothing inherited beyond stdio reaches the server; the error pipe is
+  // already close-on-exec.
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    fail(error_fd, kExitSandboxFailed, sysError("close_range").message);
+  }
+  orFail(dropCapabilities(), error_fd);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    fail(error_fd, kExitSandboxFailed, sysError("PR_SET_PDEATHSIG").message);
+  }
+  orFail(setNoNewPrivs(), error_fd);
+  orFail(loadSeccompFilter(p.seccomp), error_fd);
+
+  std::vector<char*> argv;
+  for (const auto& a : p.argv_strings) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : p.env.entries) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  ::execve(p.path.c_str(), argv.data(), envp.data());
+  int err = errno;
+  fail(error_fd, err == ENOENT ? kExitNotFound : kExitCannotExec,
+       sysError("exec " + p.path + (err == ENOENT ? " (is it visible inside the sandbox? only /usr "
+                                                     "and the configured binds are)"
+                                                   : ""),
+                err)
+           .message);
+}
+
+// The sandbox's init, PID 1 of the new namespaces: builds the root, starts
+// the server and stays as its reaper.
+[[noreturn]] void sandboxInit(const Prepared& p, int go_fd, int error_fd) {
+  char go = 0;
+  if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
+  orFail(becomeSandboxUser(), error_fd);
+  // Set after the uid switch, which clears it; then make sure the
+  // supervisor did not die before it took effect.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    fail(error_fd, kExitSandboxFailed, sysError("PR_SET_PDEATHSIG").message);
+  }
+  pollfd pfd{go_fd, POLLIN, 0};
+  if (::poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLHUP) != 0) ::_exit(kExitSandboxFailed);
+
+  orFail(setHostname(p.hostname), error_fd);
+  if (p.policy->network == NetworkMode::kNone) orFail(bringUpLoopback(), error_fd);
+  orFail(buildRoot(*p.policy), error_fd);
+  const std::string& cwd = p.spec->cwd.empty() ? std::string(kSandboxHome) : p.spec->cwd;
+  if (::chdir(cwd.c_str()) != 0) {
+    fail(error_fd, kExitSandboxFailed, sysError("chdir " + cwd + " inside the sandbox").message);
+  }
+
+  pid_t server = ::fork();
+  if (server < 0) fail(error_fd, kExitSandboxFailed, sysError("fork the server").message);
+  if (server == 0) execServer(p, error_fd);
+  ::close(error_fd);
+  ::close(go_fd);
+  runAsInit(server);
+}
+
+struct ChildResult {
+  int code = 0;
+  std::string message;
+};
+
+// Reads the namespace side's verdict: empty once the server has exec'd.
+ChildResult readVerdict(int fd) {
+  std::string text;
+  std::array<char, 1024> buf{};
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  if (text.empty()) return {};
+  auto colon = text.find(':');
+  int code = colon == std::string::npos ? kExitSandboxFailed : std::atoi(text.substr(0, colon).c_str());
+  return {code == 0 ? kExitSandboxFailed : code, colon == std::string::npos ? text : text.substr(colon + 1)};
+}
+
+pid_t cloneInto(unsigned long flags) {
+  // Raw clone with fork semantics: this process is single-threaded, and the
+  // child needs the namespaces from its first instruction.
+  return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
+}
+
+}  // namespace
+
+int runContained(const SpawnSpec& spec) {
+  const SandboxPolicy& policy = *spec.sandbox;
+  bool degrade = policy.on_unavailable == OnUnavailable::kDegrade;
+  LayerReport report;
+
+  // Policy: what may run, with which arguments and environment.
+  if (auto r = validatePolicy(policy); !r) return say(r.error().message), kExitSandboxFailed;
+  auto path = resolveCommand(spec.command);
+  if (!path) return say(path.error().message), kExitNotFound;
+  if (auto r = checkCommand(policy, spec.command, *path, spec.args); !r) {
+    return say(r.error().message), kExitSandboxFailed;
+  }
+  Prepared p{&spec, &policy, *path, {}, {}, {}, {}, {}};
+  p.argv_strings.push_back(spec.command);
+  p.argv_strings.insert(p.argv_strings.end(), spec.args.begin(), spec.args.end());
+  auto declared = spec.env;
+  declared.insert(declared.end(), policy.env.begin(), policy.env.end());
+  p.env = buildSandboxEnv(declared);
+  p.hostname = policy.hostname.empty() ? defaultHostname(spec.name) : policy.hostname;
+
+  // seccomp, compiled before any fork.
+  auto program = buildSeccompFilter();
+  if (!program) return say(program.error().message), kExitSandboxFailed;
+  p.seccomp = std::move(*program);
+
+  // cgroup limits for the whole tree.
+  removeStaleCgroups();
+  std::vector<std::string> unavailable;
+  Cgroup cgroup = Cgroup::create(spec.name.empty() ? "server" : spec.name,
+                                 {policy.limits.memory_bytes, policy.limits.processes}, unavailable);
+  for (const auto& reason : unavailable) {
+    auto colon = reason.find(':');
+    std::string layer = "cgroup-" + reason.substr(0, colon);
+    if (!degrade) {
+      say("refusing to start: " + layer + " limit cannot be enforced: " + reason.substr(colon + 2) +
+          " (set on_unavailable: degrade to run without it)");
+      return kExitSandboxFailed;
+    }
+    report.degraded.emplace_back(layer, reason.substr(colon + 2));
+  }
+
+  // Namespaces: user, pid, mount, ipc, uts, cgroup, and network unless host.
+  if (auto r = dropSupplementaryGroupsIfRoot(); !r) return say(r.error().message), kExitSandboxFailed;
+  p.server_mask = blockSupervisorSignals();
+  std::array<int, 2> go{}, verdict{};
+  if (::pipe2(go.data(), O_CLOEXEC) != 0 || ::pipe2(verdict.data(), O_CLOEXEC) != 0) {
+    return say(sysError("pipe2").message), kExitSandboxFailed;
+  }
+  UniqueFd go_read(go[0]), go_write(go[1]), verdict_read(verdict[0]), verdict_write(verdict[1]);
+  unsigned long flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+                        CLONE_NEWCGROUP;
+  bool own_net = policy.network == NetworkMode::kNone;
+  pid_t init = cloneInto(flags | (own_net ? CLONE_NEWNET : 0));
+  if (init < 0 && own_net && degrade) {
+    report.degraded.emplace_back("network", sysError("clone(CLONE_NEWNET)").message);
+    own_net = false;
+    init = cloneInto(flags);
+  }
+  if (init < 0) {
+    say(sysError("cannot create the sandbox namespaces (clone)").message +
+        "; run `mcpgate sandbox probe` to see which layer this host refuses");
+    return kExitSandboxFailed;
+  }
+  if (init == 0) {
+    go_write.reset();
+    verdict_read.reset();
+    sandboxInit(p, go_read.get(), verdict_write.get());
+  }
+  go_read.reset();
+  verdict_write.reset();
+
+  auto abort = [&](const std::string& message) {
+    ::kill(init, SIGKILL);
+    ::waitpid(init, nullptr, 0);
+    say(message);
+    return kExitSandboxFailed;
+  };
+  if (auto r = writeIdMaps(init, sandboxHostIds()); !r) return abort("uid/gid maps: " + r.error().message);
+  if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
+
+  report.enforced = {"user", "pid", "mount", "ipc", "uts", "rlimits", "seccomp", "no_new_privs",
+                     "capabilities", "environment", "die-with-parent"};
+  if (own_net) report.enforced.insert(report.enforced.begin() + 3, "network");
+  if (!own_net && policy.network == NetworkMode::kHost) report.noted.push_back("network: host (by policy)");
+  if (cgroup.hasMemory()) report.enforced.push_back("cgroup-memory");
+  if (cgroup.hasPids()) report.enforced.push_back("cgroup-pids");
+  report.noted.push_back("address space not capped (V8 reserves large ranges; memory is capped by cgroup)");
+  for (const auto& name : p.env.dropped) report.noted.push_back("environment variable dropped: " + name);
+  if (policy.report) say(report.toJson(spec.name));
+
+  if (::write(go_write.get(), "g", 1) != 1) return abort(sysError("release the sandbox init").message);
+  ChildResult verdict_result = readVerdict(verdict_read.get());
+  if (verdict_result.code != 0) {
+    ::waitpid(init, nullptr, 0);
+    say(verdict_result.message);
+    return verdict_result.code;
+  }
+
+  int status = superviseChild(init, /*reap_all=*/false);
+  int code = status < 0 ? kExitSandboxFailed : exitCodeOf(status);
+  if (cgroup.memoryLimitHit()) {
+    say("the server was killed by the memory limit (" + std::to_string(policy.limits.memory_bytes) +
+        " bytes)");
+  }
+  cgroup.destroy();
+  return code;
+}
+
+}  // namespace mcpgate::sandbox

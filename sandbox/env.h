@@ -1,0 +1,30 @@
+#pragma once
+
+// The server's environment: only what the operator declared, plus a fixed
+// PATH, HOME and TMPDIR; variables that make a runtime load foreign code are
+// dropped whatever the config says.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mcpgate::sandbox {
+
+inline constexpr const char* kSafePath =
+    "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+inline constexpr const char* kSandboxHome = "/home/mcp";
+
+// True for names on the case-insensitive denylist (LD_*, NODE_OPTIONS, ...).
+[[nodiscard]] bool isDeniedEnvName(std::string_view name);
+
+struct SandboxEnv {
+  std::vector<std::string> entries;  // "KEY=VALUE", ready for execve
+  std::vector<std::string> dropped;  // names refused by the denylist, for the report
+};
+
+// `declared` in order (later wins); PATH, HOME and TMPDIR are fixed.
+[[nodiscard]] SandboxEnv buildSandboxEnv(
+    const std::vector<std::pair<std::string, std::string>>& declared);
+
+}  // namespace mcpgate::sandbox

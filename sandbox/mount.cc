@@ -1,0 +1,254 @@
+#include "sandbox/mount.h"
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "sandbox/env.h"
+#include "sandbox/fd.h"
+#include "sandbox/user.h"
+
+namespace mcpgate::sandbox {
+namespace {
+
+// While the root is built, the host's root is reachable under kOld and the
+// new root is assembled under kNew; both live on a scratch tmpfs.
+constexpr const char* kScratch = "/tmp";
+constexpr std::string_view kOld = "/oldroot";
+constexpr std::string_view kNew = "/newroot";
+
+// Files and directories of /etc that runtimes read: name resolution, TLS
+// roots, the dynamic loader's cache, Debian's alternatives symlinks.
+constexpr std::array<std::string_view, 14> kEtcEntries = {
+    "resolv.conf",  "hosts",       "nsswitch.conf", "host.conf", "gai.conf",
+    "localtime",    "ssl",         "ca-certificates", "ca-certificates.conf", "alternatives",
+    "ld.so.cache",  "ld.so.conf",  "ld.so.conf.d",  "mime.types"};
+
+// Top-level entries that are symlinks into /usr on usrmerge systems; on other
+// systems they are directories and are bound read-only.
+constexpr std::array<std::string_view, 6> kUsrLinks = {"bin", "sbin", "lib", "lib32", "lib64",
+                                                       "libx32"};
+
+constexpr std::array<std::string_view, 5> kDevices = {"null", "zero", "full", "random", "urandom"};
+
+std::string newPath(std::string_view inside) { return std::string(kNew) + std::string(inside); }
+std::string oldPath(std::string_view host) { return std::string(kOld) + std::string(host); }
+
+std::expected<void, Error> doMount(const char* src, const std::string& dst, const char* type,
+                                   unsigned long flags, const char* data = nullptr) {
+  if (::mount(src, dst.c_str(), type, flags, data) != 0) {
+    return std::unexpected(sysError(std::string("mount ") + (type ? type : src ? src : "") +
+                                    " on " + dst));
+  }
+  return {};
+}
+
+// Tightens every mount under `path` (a recursive bind has several) without
+// touching flags the kernel has locked from the parent namespace.
+std::expected<void, Error> restrict(const std::string& path, std::uint64_t attrs) {
+  mount_attr attr{};
+  attr.attr_set = attrs;
+  if (::syscall(SYS_mount_setattr, AT_FDCWD, path.c_str(), AT_RECURSIVE, &attr, sizeof attr) != 0) {
+    return std::unexpected(sysError("mount_setattr on " + path));
+  }
+  return {};
+}
+
+std::expected<void, Error> mkdirs(const std::string& path, mode_t mode = 0755) {
+  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/') continue;
+    std::string prefix = path.substr(0, pos);
+    if (::mkdir(prefix.c_str(), mode) != 0 && errno != EEXIST) {
+      return std::unexpected(sysError("mkdir " + prefix));
+    }
+  }
+  return {};
+}
+
+// A mount point of the same kind as `src`: a directory, or an empty file
+// (for files, device nodes and unix sockets).
+std::expected<void, Error> makeMountPoint(const std::string& src, const std::string& dst) {
+  struct stat st {};
+  if (::stat(src.c_str(), &st) != 0) return std::unexpected(sysError("stat " + src));
+  if (S_ISDIR(st.st_mode)) return mkdirs(dst);
+  auto slash = dst.rfind('/');
+  if (auto r = mkdirs(dst.substr(0, slash)); !r) return r;
+  UniqueFd fd(::open(dst.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid() && errno != EEXIST) return std::unexpected(sysError("create mount point " + dst));
+  return {};
+}
+
+std::expected<void, Error> bindMount(const std::string& host, std::string_view inside, bool ro,
+                                     std::uint64_t extra_attrs = MOUNT_ATTR_NODEV) {
+  std::string src = oldPath(host);
+  std::string dst = newPath(inside);
+  if (auto r = makeMountPoint(src, dst); !r) return r;
+  if (auto r = doMount(src.c_str(), dst, nullptr, MS_BIND | MS_REC); !r) {
+    return std::unexpected(Error{"bind " + std::string(host) + " to " + std::string(inside) + ": " +
+                                 r.error().message});
+  }
+  return restrict(dst, MOUNT_ATTR_NOSUID | extra_attrs | (ro ? MOUNT_ATTR_RDONLY : 0));
+}
+
+std::expected<void, Error> tmpfs(std::string_view inside, std::uint64_t size, const char* mode,
+                                 unsigned long flags = MS_NOSUID | MS_NODEV) {
+  std::string dst = newPath(inside);
+  if (auto r = mkdirs(dst); !r) return r;
+  std::string data = std::string("mode=") + mode;
+  if (size != 0) data += ",size=" + std::to_string(size);
+  return doMount("tmpfs", dst, "tmpfs", flags, data.c_str());
+}
+
+std::expected<void, Error> writeNewFile(std::string_view inside, std::string_view text) {
+  std::string path = newPath(inside);
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) return std::unexpected(sysError("create " + path));
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    return std::unexpected(sysError("write " + path));
+  }
+  return {};
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::expected<void, Error> systemDirs() {
+  if (auto r = bindMount("/usr", "/usr", true); !r) return r;
+  for (std::string_view name : kUsrLinks) {
+    std::string host = "/" + std::string(name);
+    struct stat st {};
+    if (::lstat(oldPath(host).c_str(), &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      std::array<char, 4096> target{};
+      ssize_t n = ::readlink(oldPath(host).c_str(), target.data(), target.size() - 1);
+      if (n < 0) return std::unexpected(sysError("readlink " + host));
+      if (::symlink(target.data(), newPath(host).c_str()) != 0) {
+        return std::unexpected(sysError("symlink " + host));
+      }
+    } else if (S_ISDIR(st.st_mode)) {
+      if (auto r = bindMount(host, host, true); !r) return r;
+    }
+  }
+  return {};
+}
+
+std::expected<void, Error> etc() {
+  if (auto r = mkdirs(newPath("/etc")); !r) return r;
+  for (std::string_view name : kEtcEntries) {
+    std::string host = "/etc/" + std::string(name);
+    if (!exists(oldPath(host))) continue;  // follows symlinks: a dangling one is skipped
+    if (auto r = bindMount(host, host, true); !r) return r;
+  }
+  // Runtimes look the current user up (os.userInfo(), getpass.getuser()).
+  std::string uid = std::to_string(kSandboxUid), gid = std::to_string(kSandboxGid);
+  if (auto r = writeNewFile("/etc/passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\nmcp:x:" + uid +
+                                               ":" + gid + ":mcp:" + kSandboxHome +
+                                               ":/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/"
+                                               "nonexistent:/usr/sbin/nologin\n");
+      !r) {
+    return r;
+  }
+  return writeNewFile("/etc/group", "root:x:0:\nmcp:x:" + gid + ":\nnogroup:x:65534:\n");
+}
+
+std::expected<void, Error> dev() {
+  // Device nodes cannot be created in a user namespace: bind the host's.
+  if (auto r = tmpfs("/dev", 64 * 1024, "0755", MS_NOSUID | MS_NOEXEC); !r) return r;
+  for (std::string_view name : kDevices) {
+    std::string host = "/dev/" + std::string(name);
+    if (auto r = bindMount(host, host, false, MOUNT_ATTR_NOEXEC); !r) return r;
+  }
+  const std::array<std::pair<const char*, const char*>, 5> links = {{{"/proc/self/fd", "/dev/fd"},
+                                                                     {"/proc/self/fd/0", "/dev/stdin"},
+                                                                     {"/proc/self/fd/1", "/dev/stdout"},
+                                                                     {"/proc/self/fd/2", "/dev/stderr"},
+                                                                     {"/tmp", "/dev/shm"}}};
+  for (const auto& [target, link] : links) {
+    if (::symlink(target, newPath(link).c_str()) != 0) return std::unexpected(sysError("symlink " + std::string(link)));
+  }
+  return restrict(newPath("/dev"), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+}
+
+std::expected<void, Error> writable(const SandboxPolicy& policy) {
+  if (auto r = tmpfs("/tmp", policy.limits.tmpfs_bytes, "1777"); !r) return r;
+  if (auto r = tmpfs(kSandboxHome, policy.limits.tmpfs_bytes, "0700"); !r) return r;
+  // The tmpfs root belongs to the namespace's (unmapped) root; hand HOME to the server's user.
+  if (::chown(newPath(kSandboxHome).c_str(), kSandboxUid, kSandboxGid) != 0) {
+    return std::unexpected(sysError("chown " + std::string(kSandboxHome)));
+  }
+  return {};
+}
+
+std::expected<void, Error> operatorBinds(const SandboxPolicy& policy) {
+  for (const auto& bind : policy.binds) {
+    if (!exists(oldPath(bind.src))) {
+      return std::unexpected(Error{"bind source does not exist on the host: " + bind.src});
+    }
+    if (auto r = bindMount(bind.src, bind.dst, bind.ro); !r) return r;
+  }
+  return {};
+}
+
+// Moves the process into the new root and drops every reference to the host's.
+std::expected<void, Error> enterNewRoot() {
+  if (::umount2(std::string(kOld).c_str(), MNT_DETACH) != 0) {
+    return std::unexpected(sysError("detach the host root"));
+  }
+  if (::chdir(std::string(kNew).c_str()) != 0) return std::unexpected(sysError("chdir new root"));
+  // pivot_root(".", ".") stacks the old root on top of the new one; the
+  // detach below then leaves only the new root.
+  if (::syscall(SYS_pivot_root, ".", ".") != 0) return std::unexpected(sysError("pivot_root to the new root"));
+  if (::umount2(".", MNT_DETACH) != 0) return std::unexpected(sysError("detach the scratch root"));
+  if (::chdir("/") != 0) return std::unexpected(sysError("chdir /"));
+  // The root itself holds only mount points and two generated /etc files.
+  if (::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+              nullptr) != 0) {
+    return std::unexpected(sysError("remount / read-only"));
+  }
+  return {};
+}
+
+}  // namespace
+
+std::expected<void, Error> buildRoot(const SandboxPolicy& policy) {
+  // Nothing we mount may propagate back to the host.
+  if (auto r = doMount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE); !r) return r;
+  if (auto r = doMount("tmpfs", kScratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755"); !r) {
+    return r;
+  }
+  std::string scratch_old = std::string(kScratch) + std::string(kOld);
+  std::string scratch_new = std::string(kScratch) + std::string(kNew);
+  if (::mkdir(scratch_old.c_str(), 0755) != 0 || ::mkdir(scratch_new.c_str(), 0755) != 0) {
+    return std::unexpected(sysError("mkdir on the scratch tmpfs"));
+  }
+  if (::syscall(SYS_pivot_root, kScratch, scratch_old.c_str()) != 0) {
+    return std::unexpected(sysError("pivot_root to the scratch tmpfs"));
+  }
+  if (::chdir("/") != 0) return std::unexpected(sysError("chdir /"));
+  if (auto r = doMount("tmpfs", std::string(kNew), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755");
+      !r) {
+    return r;
+  }
+  if (auto r = systemDirs(); !r) return r;
+  if (auto r = etc(); !r) return r;
+  if (auto r = dev(); !r) return r;
+  if (auto r = writable(policy); !r) return r;
+  if (auto r = operatorBinds(policy); !r) return r;
+  // The kernel mounts a new proc only while a full one is still visible in
+  // this namespace, i.e. before the host root is detached.
+  if (auto r = mkdirs(newPath("/proc")); !r) return r;
+  if (auto r = doMount("proc", newPath("/proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC); !r) {
+    return r;
+  }
+  return enterNewRoot();
+}
+
+}  // namespace mcpgate::sandbox

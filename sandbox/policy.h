@@ -1,0 +1,71 @@
+#pragma once
+
+// What a sandbox must enforce for one server. Filled from the `sandbox:`
+// section of the gateway config (global defaults, then per-server settings)
+// or from `mcpgate sandbox run` options; nothing a client sends reaches it.
+
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sandbox/error.h"
+
+namespace mcpgate::sandbox {
+
+enum class OnUnavailable {
+  kFail,     // refuse the spawn when a requested layer cannot be enforced
+  kDegrade,  // run with what the host can enforce, and say what is missing
+};
+
+// An egress allowlist will become a third mode (a proxy reached through a
+// bound unix socket), which is why this is an enum and not a bool.
+enum class NetworkMode {
+  kNone,  // own network namespace with only loopback up
+  kHost,  // the host's network namespace
+};
+
+// Zero means "no limit" for every field.
+struct Limits {
+  std::uint64_t memory_bytes = 1ULL << 30;  // cgroup memory limit (RLIMIT_AS breaks V8)
+  std::uint64_t processes = 256;            // cgroup pids.max and RLIMIT_NPROC
+  std::uint64_t open_files = 1024;          // RLIMIT_NOFILE
+  std::uint64_t cpu_seconds = 3600;         // RLIMIT_CPU
+  std::uint64_t file_size_bytes = 64ULL << 20;  // RLIMIT_FSIZE
+  std::uint64_t tmpfs_bytes = 128ULL << 20;     // size of /tmp and of HOME
+};
+
+struct Bind {
+  std::string src;  // host path: a directory, a file or a unix socket
+  std::string dst;  // absolute path inside the sandbox
+  bool ro = true;
+};
+
+struct SandboxPolicy {
+  OnUnavailable on_unavailable = OnUnavailable::kFail;
+  NetworkMode network = NetworkMode::kNone;
+  // Command names (looked up in the fixed safe PATH) or absolute paths.
+  std::vector<std::string> commands = {"node", "npx", "python3", "uvx"};
+  // An argument containing any of these is refused (shell metacharacters,
+  // path traversal): servers are exec'd directly, but many wrap a shell.
+  std::vector<std::string> arg_deny = {"`", "$(", "${", ";", "|", "&&", "\n", "../"};
+  Limits limits;
+  std::vector<Bind> binds;
+  // Added to the server's environment after its own; the denylist still applies.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string hostname;  // empty: "mcp-<server name>"
+  // Print one JSON line describing the enforced layers on stderr before the
+  // server starts (the gateway logs it; `sandbox run` asks for it with --report).
+  bool report = false;
+};
+
+// Parses "1GiB", "64MiB", "512k", "1000": the size syntax of the config and the CLI.
+[[nodiscard]] std::expected<std::uint64_t, Error> parseSize(std::string_view text);
+
+// Checks a policy for mistakes an operator can fix (relative bind paths, ...).
+[[nodiscard]] std::expected<void, Error> validatePolicy(const SandboxPolicy& policy);
+
+}  // namespace mcpgate::sandbox

@@ -1,0 +1,23 @@
+#pragma once
+
+// What one spawn enforced, what it had to leave out (and why), and what the
+// operator should know: logged as one JSON line per spawn.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mcpgate::sandbox {
+
+struct LayerReport {
+  std::vector<std::string> enforced;
+  std::vector<std::pair<std::string, std::string>> degraded;  // layer, reason
+  std::vector<std::string> noted;
+
+  // {"sandbox":{"server":..,"enforced":[..],"degraded":[{"layer":..,"reason":..}],"noted":[..]}}
+  [[nodiscard]] std::string toJson(const std::string& server) const;
+};
+
+[[nodiscard]] std::string jsonString(const std::string& s);
+
+}  // namespace mcpgate::sandbox

@@ -1,0 +1,25 @@
+#pragma once
+
+// How spawn() hands a SpawnSpec and its SandboxPolicy to the re-executed
+// sandbox-init process: a text blob in a sealed memfd, not argv, so the
+// server's environment never shows up in /proc/<pid>/cmdline.
+
+#include <expected>
+#include <string>
+#include <string_view>
+
+#include "sandbox/error.h"
+#include "sandbox/fd.h"
+#include "sandbox/spawn.h"
+
+namespace mcpgate::sandbox {
+
+// One "key value" line per field, lists as repeated keys; values escaped.
+[[nodiscard]] std::string encodeSpec(const SpawnSpec& spec);
+[[nodiscard]] std::expected<SpawnSpec, Error> decodeSpec(std::string_view text);
+
+// A read-only, sealed memfd holding `text`, positioned at offset 0.
+[[nodiscard]] std::expected<UniqueFd, Error> makeSpecFd(const std::string& text);
+[[nodiscard]] std::expected<std::string, Error> readSpecFd(int fd);
+
+}  // namespace mcpgate::sandbox
