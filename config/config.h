@@ -22,8 +22,9 @@ struct ServerConfig {
   std::string name;  // key under `servers:`; served at /mcp/<name>
   std::string command;
   std::vector<std::string> args;
-  std::vector<std::pair<std::string, std::string>> env;  // in file order
-  std::string cwd;  // absolute; defaults to the config file's directory
+  // In file order, ${VAR} already expanded from the gateway's environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string cwd;  // absolute, an existing directory; defaults to the config file's directory
 };
 
 struct SessionConfig {
@@ -35,18 +36,20 @@ struct SessionConfig {
 
 struct LimitsConfig {
   std::uint64_t max_body_bytes = 4 * 1024 * 1024;   // one HTTP request body
-  std::uint32_t max_json_depth = 64;                 // nesting of arrays and objects
+  std::uint32_t max_json_depth = 64;                // nesting of arrays and objects
   std::uint64_t max_line_bytes = 16 * 1024 * 1024;  // one message line from a server
   std::uint32_t max_sessions = 1024;
 };
 
 struct Config {
-  std::string source;         // path of the file it was loaded from
-  std::string listen_host = "127.0.0.1";
+  std::string source;                     // path of the file it was loaded from
+  std::string listen_host = "127.0.0.1";  // IPv6 without brackets ("::1")
   std::uint16_t listen_port = 8080;
   // Browser Origins allowed to call the gateway (DNS-rebinding defence). A
   // request without an Origin header is not from a browser and is allowed.
-  // Default: http(s)://localhost, 127.0.0.1 and [::1] on any port.
+  // Empty means the default: http(s)://localhost, 127.0.0.1 and [::1] on any
+  // port (the loader refuses an explicit empty list). Check with originAllowed
+  // in config/origin.h rather than reading this directly.
   std::vector<std::string> allowed_origins;
   std::map<std::string, ServerConfig> servers;
   SessionConfig session;
@@ -55,10 +58,13 @@ struct Config {
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code
-// `{"mcpServers": {...}}` format, and validates it.
-[[nodiscard]] std::expected<std::shared_ptr<const Config>, Error> loadConfig(const std::string& path);
+// `{"mcpServers": {...}}` format, and validates it. Never throws; every error
+// is "FILE:LINE: message" (or "FILE: message" where no line applies).
+[[nodiscard]] std::expected<std::shared_ptr<const Config>, Error> loadConfig(
+    const std::string& path);
 
 // The effective config (defaults filled in) as YAML, for `mcpgate config check`.
+// Environment values are shown as "<set>": they often hold secrets.
 [[nodiscard]] std::string describeConfig(const Config& config);
 
 }  // namespace mcpgate::config

@@ -1,0 +1,60 @@
+#include "config/expand.h"
+
+#include <cstdlib>
+
+namespace mcpgate::config {
+namespace {
+
+bool isNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+
+bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
+
+}  // namespace
+
+std::expected<std::string, std::string> expandVariables(std::string_view text,
+                                                        const VariableLookup& lookup) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 == text.size()) {
+      out += text[i];
+      continue;
+    }
+    if (text[i + 1] == '$') {
+      out += '$';
+      ++i;
+      continue;
+    }
+    if (text[i + 1] != '{') {
+      out += '$';
+      continue;
+    }
+    const std::size_t close = text.find('}', i + 2);
+    if (close == std::string_view::npos) {
+      return std::unexpected(std::string("unterminated '${' (write '$$' for a literal '$')"));
+    }
+    const std::string name(text.substr(i + 2, close - i - 2));
+    bool valid = !name.empty() && isNameStart(name.front());
+    for (char c : name) valid = valid && isNameChar(c);
+    if (!valid) {
+      return std::unexpected("invalid variable name '${" + name +
+                             "}' (use letters, digits and _; write '$$' for a literal '$')");
+    }
+    std::optional<std::string> value = lookup(name);
+    if (!value) {
+      return std::unexpected("${" + name + "} is not set in the gateway's environment");
+    }
+    out += *value;
+    i = close;
+  }
+  return out;
+}
+
+std::optional<std::string> lookupEnvironment(const std::string& name) {
+  // The config is loaded before worker threads start, so getenv is not racing setenv.
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+}  // namespace mcpgate::config

@@ -1,0 +1,649 @@
+// loadConfig and describeConfig: the config file's schema and its validation.
+//
+// yaml-cpp parses both YAML and the JSON `mcpServers` files (YAML is a superset
+// of JSON), which gives line numbers for JSON errors too. Every yaml-cpp
+// exception stops at loadConfig; callers only ever see config::Error.
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <filesystem>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "config/address.h"
+#include "config/config.h"
+#include "config/expand.h"
+#include "config/origin.h"
+#include "config/units.h"
+
+namespace mcpgate::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A config is a few KiB. Refusing big files keeps a wrong path (a log, a
+// device) from being slurped into memory and parsed.
+constexpr std::size_t kMaxFileBytes = 1024 * 1024;
+
+constexpr std::uint32_t kMaxJsonDepth = 10000;
+constexpr std::uint32_t kMaxSessions = 1000000;
+
+// Keys that JSON client configs (Claude Desktop, Cursor, Cline, ...) carry for
+// the client's own use; they mean nothing to the gateway. Keys that would change
+// what the server can do (a tool filter, say) are deliberately not here: they
+// are errors, so nobody believes a restriction is enforced when it is not.
+constexpr std::array<std::string_view, 4> kIgnoredClientKeys = {"autoApprove", "alwaysAllow",
+                                                                "timeout", "description"};
+
+constexpr std::string_view kRemoteUnsupported =
+    "remote servers are not supported yet (only stdio servers started with 'command')";
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string errnoMessage(int error) { return std::generic_category().message(error); }
+
+std::expected<std::string, Error> readFile(const std::string& path) {
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::unexpected(Error{path + ": cannot read: " + errnoMessage(errno)});
+  std::string text;
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::unexpected(Error{path + ": cannot read: " + errnoMessage(errno)});
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxFileBytes) {
+      return std::unexpected(Error{path + ": cannot read: larger than " +
+                                   formatSize(kMaxFileBytes) +
+                                   ", which is far more than any config needs"});
+    }
+  }
+  return text;
+}
+
+int lineOf(const YAML::Node& node) { return node.Mark().is_null() ? 0 : node.Mark().line + 1; }
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// One key: value pair of a map, with the key's position kept for messages.
+struct Entry {
+  std::string key;
+  YAML::Node key_node;
+  YAML::Node value;
+
+  // An empty value's mark is that of the next token, often on a later line;
+  // the key's line is where the reader looks.
+  [[nodiscard]] int line() const { return value.IsNull() ? lineOf(key_node) : lineOf(value); }
+};
+
+class Loader {
+ public:
+  Loader(std::string file, fs::path dir) : file_(std::move(file)), dir_(std::move(dir)) {}
+
+  [[nodiscard]] std::expected<void, Error> load(const YAML::Node& root, Config& config) const {
+    auto top = entries(root, "at top level");
+    if (!top) return std::unexpected(top.error());
+    const Entry* servers = nullptr;
+    for (const Entry& e : *top) {
+      std::expected<void, Error> done;
+      if (e.key == "listen") {
+        done = loadListen(e, config);
+      } else if (e.key == "allowed_origins") {
+        done = loadOrigins(e, config);
+      } else if (e.key == "log_level") {
+        done = loadLogLevel(e, config);
+      } else if (e.key == "session") {
+        done = loadSession(e, config.session);
+      } else if (e.key == "limits") {
+        done = loadLimits(e, config.limits);
+      } else if (e.key == "servers" || e.key == "mcpServers") {
+        if (servers != nullptr) {
+          return fail(lineOf(e.key_node), "use either 'servers' or 'mcpServers', not both");
+        }
+        servers = &e;
+        done = loadServers(e, config.servers);
+      } else {
+        done = unknownKey(e, "at top level",
+                          {"listen", "allowed_origins", "log_level", "servers", "mcpServers",
+                           "session", "limits"});
+      }
+      if (!done) return done;
+    }
+    if (servers == nullptr) return std::unexpected(Error{file_ + ": no servers configured"});
+    return {};
+  }
+
+ private:
+  [[nodiscard]] Error error(int line, std::string_view message) const {
+    return Error{file_ + ":" + std::to_string(line) + ": " + std::string(message)};
+  }
+
+  [[nodiscard]] std::unexpected<Error> fail(int line, std::string_view message) const {
+    return std::unexpected(error(line, message));
+  }
+
+  // The pairs of a map in file order. yaml-cpp keeps both pairs of a duplicated
+  // key; a second value silently winning would hide a mistake, so it is an error.
+  [[nodiscard]] std::expected<std::vector<Entry>, Error> entries(const YAML::Node& map,
+                                                                 std::string_view where) const {
+    std::vector<Entry> out;
+    if (map.IsNull()) return out;
+    std::map<std::string, int, std::less<>> first_line;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (!it->first.IsScalar()) {
+        return fail(lineOf(it->first), "keys " + std::string(where) + " must be strings");
+      }
+      Entry e{it->first.Scalar(), it->first, it->second};
+      const auto [seen, inserted] = first_line.emplace(e.key, lineOf(e.key_node));
+      if (!inserted) {
+        return fail(lineOf(e.key_node), "duplicate key '" + e.key + "' " + std::string(where) +
+                                            " (first on line " + std::to_string(seen->second) +
+                                            ")");
+      }
+      out.push_back(std::move(e));
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::unexpected<Error> unknownKey(
+      const Entry& e, std::string_view where, std::initializer_list<std::string_view> known) const {
+    std::string message = "unknown key '" + e.key + "' " + std::string(where);
+    std::string_view best;
+    std::size_t best_distance = 3;  // more than two edits apart is a different word
+    for (std::string_view candidate : known) {
+      const std::size_t distance = editDistance(e.key, candidate);
+      if (distance < best_distance && distance < e.key.size()) {
+        best = candidate;
+        best_distance = distance;
+      }
+    }
+    if (!best.empty()) message += " (did you mean '" + std::string(best) + "'?)";
+    return fail(lineOf(e.key_node), message);
+  }
+
+  // A scalar value as written ("3" stays "3"). NUL bytes (from a "\0" escape)
+  // are refused: exec and getenv would silently cut the string there.
+  [[nodiscard]] std::expected<std::string, Error> scalar(const YAML::Node& node, int line,
+                                                         const std::string& path,
+                                                         std::string_view kind) const {
+    if (!node.IsScalar()) return fail(line, path + " must be " + std::string(kind));
+    if (node.Scalar().find('\0') != std::string::npos) {
+      return fail(line, path + " must not contain a NUL byte");
+    }
+    return node.Scalar();
+  }
+
+  [[nodiscard]] std::expected<std::string, Error> scalar(const Entry& e, const std::string& path,
+                                                         std::string_view kind) const {
+    return scalar(e.value, e.line(), path, kind);
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadListen(const Entry& e, Config& config) const {
+    auto text = scalar(e, "listen", "a string such as 127.0.0.1:8080");
+    if (!text) return std::unexpected(text.error());
+    auto address = parseHostPort(*text);
+    if (!address) return fail(e.line(), "listen '" + *text + "' " + address.error());
+    config.listen_host = std::move(address->host);
+    config.listen_port = address->port;
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadOrigins(const Entry& e, Config& config) const {
+    constexpr std::string_view kKind = "a list of origins such as http://localhost:3000";
+    if (!e.value.IsSequence())
+      return fail(e.line(), "allowed_origins must be " + std::string(kKind));
+    if (e.value.size() == 0) {
+      // Empty means "the localhost default" inside Config; an explicit [] most
+      // likely meant "no browser at all", so make the author say what they want.
+      return fail(e.line(),
+                  "allowed_origins is empty: remove it for the default (http and https on "
+                  "localhost, 127.0.0.1 and [::1]) or list the allowed origins");
+    }
+    for (const YAML::Node& item : e.value) {
+      auto origin = scalar(item, lineOf(item), "allowed_origins", kKind);
+      if (!origin) return std::unexpected(origin.error());
+      if (!isValidOriginEntry(*origin)) {
+        return fail(lineOf(item), "allowed_origins entry '" + *origin +
+                                      "' must be '*' or SCHEME://HOST[:PORT] with scheme http or "
+                                      "https and no path");
+      }
+      config.allowed_origins.push_back(std::move(*origin));
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadLogLevel(const Entry& e, Config& config) const {
+    constexpr std::string_view kKind = "one of debug, info, warn, error";
+    auto level = scalar(e, "log_level", kKind);
+    if (!level) return std::unexpected(level.error());
+    if (*level != "debug" && *level != "info" && *level != "warn" && *level != "error") {
+      return fail(e.line(), "log_level '" + *level + "' must be " + std::string(kKind));
+    }
+    config.log_level = std::move(*level);
+    return {};
+  }
+
+  // A map section whose empty value (`session:` alone) means "all defaults".
+  [[nodiscard]] std::expected<std::vector<Entry>, Error> section(const Entry& e) const {
+    if (!e.value.IsMap() && !e.value.IsNull()) return fail(e.line(), e.key + " must be a map");
+    return entries(e.value, "in " + e.key);
+  }
+
+  [[nodiscard]] std::expected<std::chrono::milliseconds, Error> duration(
+      const Entry& e, const std::string& path) const {
+    auto text = scalar(e, path, "a duration such as 10s");
+    if (!text) return std::unexpected(text.error());
+    auto value = parseDuration(*text);
+    if (!value) return fail(e.line(), path + " '" + *text + "' " + value.error());
+    if (value->count() == 0) return fail(e.line(), path + " must be greater than 0");
+    return *value;
+  }
+
+  [[nodiscard]] std::expected<std::uint64_t, Error> size(const Entry& e,
+                                                         const std::string& path) const {
+    auto text = scalar(e, path, "a size such as 4MiB");
+    if (!text) return std::unexpected(text.error());
+    auto value = parseSize(*text);
+    if (!value) return fail(e.line(), path + " '" + *text + "' " + value.error());
+    if (*value == 0) return fail(e.line(), path + " must be greater than 0");
+    return *value;
+  }
+
+  [[nodiscard]] std::expected<std::uint32_t, Error> count(const Entry& e, const std::string& path,
+                                                          std::uint32_t max) const {
+    const std::string range = "an integer from 1 to " + std::to_string(max);
+    auto text = scalar(e, path, range);
+    if (!text) return std::unexpected(text.error());
+    std::uint64_t value = 0;
+    bool valid = !text->empty() && text->size() <= 10;
+    for (char c : *text) {
+      valid = valid && c >= '0' && c <= '9';
+      if (valid) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!valid || value < 1 || value > max) {
+      return fail(e.line(), path + " '" + *text + "' must be " + range);
+    }
+    return static_cast<std::uint32_t>(value);
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadSession(const Entry& e,
+                                                       SessionConfig& session) const {
+    auto items = section(e);
+    if (!items) return std::unexpected(items.error());
+    for (const Entry& item : *items) {
+      std::chrono::milliseconds* target = nullptr;
+      if (item.key == "idle_timeout") {
+        target = &session.idle_timeout;
+      } else if (item.key == "grace") {
+        target = &session.grace;
+      } else if (item.key == "request_timeout") {
+        target = &session.request_timeout;
+      } else {
+        return unknownKey(item, "in session", {"idle_timeout", "grace", "request_timeout"});
+      }
+      auto value = duration(item, "session." + item.key);
+      if (!value) return std::unexpected(value.error());
+      *target = *value;
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadLimits(const Entry& e, LimitsConfig& limits) const {
+    auto items = section(e);
+    if (!items) return std::unexpected(items.error());
+    for (const Entry& item : *items) {
+      const std::string path = "limits." + item.key;
+      if (item.key == "max_body_bytes" || item.key == "max_line_bytes") {
+        auto value = size(item, path);
+        if (!value) return std::unexpected(value.error());
+        (item.key == "max_body_bytes" ? limits.max_body_bytes : limits.max_line_bytes) = *value;
+      } else if (item.key == "max_json_depth") {
+        auto value = count(item, path, kMaxJsonDepth);
+        if (!value) return std::unexpected(value.error());
+        limits.max_json_depth = *value;
+      } else if (item.key == "max_sessions") {
+        auto value = count(item, path, kMaxSessions);
+        if (!value) return std::unexpected(value.error());
+        limits.max_sessions = *value;
+      } else {
+        return unknownKey(item, "in limits",
+                          {"max_body_bytes", "max_json_depth", "max_line_bytes", "max_sessions"});
+      }
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadServers(
+      const Entry& e, std::map<std::string, ServerConfig>& servers) const {
+    if (!e.value.IsMap() && !e.value.IsNull()) {
+      return fail(e.line(), e.key + " must be a map from server names to servers");
+    }
+    auto items = entries(e.value, "in " + e.key);
+    if (!items) return std::unexpected(items.error());
+    // `mcpServers` is the clients' JSON format, with their extra keys.
+    const bool client_format = e.key == "mcpServers";
+    for (const Entry& item : *items) {
+      if (!isValidServerName(item.key)) {
+        return fail(lineOf(item.key_node),
+                    "server name '" + item.key +
+                        "' must be 1 to 64 of A-Z a-z 0-9 _ . - and not '.' or '..' (it is the "
+                        "URL path /mcp/NAME)");
+      }
+      auto server = loadServer(item, e.key + "." + item.key, client_format);
+      if (!server) return std::unexpected(server.error());
+      if (*server) servers.emplace(item.key, std::move(**server));
+    }
+    if (servers.empty()) {
+      return fail(lineOf(e.key_node), items->empty() ? "no servers configured"
+                                                     : "no servers configured (all are disabled)");
+    }
+    return {};
+  }
+
+  [[nodiscard]] static bool isValidServerName(std::string_view name) {
+    if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+             c == '_' || c == '.' || c == '-';
+    });
+  }
+
+  // Returns nullopt for a server the client format marks "disabled": true.
+  [[nodiscard]] std::expected<std::optional<ServerConfig>, Error> loadServer(
+      const Entry& e, const std::string& path, bool client_format) const {
+    if (!e.value.IsMap() && !e.value.IsNull()) return fail(e.line(), path + " must be a map");
+    auto items = entries(e.value, "in " + path);
+    if (!items) return std::unexpected(items.error());
+    if (client_format) {
+      // Settled before anything else: the clients skip a disabled entry whole,
+      // however incomplete it is.
+      for (const Entry& item : *items) {
+        if (item.key != "disabled") continue;
+        auto flag = scalar(item, path + ".disabled", "true or false");
+        if (!flag) return std::unexpected(flag.error());
+        if (*flag != "true" && *flag != "false") {
+          return fail(item.line(), path + ".disabled must be true or false");
+        }
+        if (*flag == "true") return std::nullopt;
+      }
+    }
+    ServerConfig server;
+    server.name = e.key;
+    server.cwd = dir_.string();
+    bool has_command = false;
+    for (const Entry& item : *items) {
+      const std::string item_path = path + "." + item.key;
+      std::expected<void, Error> done;
+      if (item.key == "command") {
+        done = loadCommand(item, item_path, server);
+        has_command = true;
+      } else if (item.key == "args") {
+        done = loadArgs(item, item_path, server);
+      } else if (item.key == "env") {
+        done = loadEnv(item, item_path, server);
+      } else if (item.key == "cwd") {
+        done = loadCwd(item, item_path, server);
+      } else if (client_format && (item.key == "type" || item.key == "transportType")) {
+        auto type = scalar(item, item_path, "a string");
+        if (!type) return std::unexpected(type.error());
+        if (*type != "stdio") {
+          return fail(item.line(),
+                      item_path + " '" + *type + "': " + std::string(kRemoteUnsupported));
+        }
+      } else if (client_format && (item.key == "url" || item.key == "serverUrl")) {
+        return fail(lineOf(item.key_node), item_path + ": " + std::string(kRemoteUnsupported));
+      } else if (client_format && item.key == "envFile") {
+        return fail(lineOf(item.key_node),
+                    item_path + " is not supported yet (list the variables under 'env')");
+      } else if (client_format && (item.key == "disabled" ||
+                                   std::find(kIgnoredClientKeys.begin(), kIgnoredClientKeys.end(),
+                                             item.key) != kIgnoredClientKeys.end())) {
+        continue;
+      } else if (client_format) {
+        done = unknownKey(item, "in " + path,
+                          {"command", "args", "env", "cwd", "type", "disabled", "autoApprove",
+                           "alwaysAllow", "timeout", "description"});
+      } else {
+        done = unknownKey(item, "in " + path, {"command", "args", "env", "cwd"});
+      }
+      if (!done) return std::unexpected(done.error());
+    }
+    if (!has_command) {
+      return fail(lineOf(e.key_node), path + ": missing required key 'command'");
+    }
+    return server;
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadCommand(const Entry& e, const std::string& path,
+                                                       ServerConfig& server) const {
+    auto command = scalar(e, path, "a string");
+    if (!command) return std::unexpected(command.error());
+    if (command->empty()) return fail(e.line(), path + " must not be empty");
+    server.command = std::move(*command);
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadArgs(const Entry& e, const std::string& path,
+                                                    ServerConfig& server) const {
+    if (e.value.IsNull()) return {};
+    if (!e.value.IsSequence()) return fail(e.line(), path + " must be a list of strings");
+    for (const YAML::Node& item : e.value) {
+      auto arg = scalar(item, lineOf(item), path, "a list of strings");
+      if (!arg) return std::unexpected(arg.error());
+      server.args.push_back(std::move(*arg));
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadEnv(const Entry& e, const std::string& path,
+                                                   ServerConfig& server) const {
+    if (!e.value.IsMap() && !e.value.IsNull()) {
+      return fail(e.line(), path + " must be a map of strings");
+    }
+    auto items = entries(e.value, "in " + path);
+    if (!items) return std::unexpected(items.error());
+    for (const Entry& item : *items) {
+      if (!isEnvironmentName(item.key)) {
+        return fail(lineOf(item.key_node),
+                    path + " key '" + item.key +
+                        "' is not a valid environment variable name (use [A-Za-z_][A-Za-z0-9_]*)");
+      }
+      auto raw = scalar(item, path, "a map of strings");
+      if (!raw) return std::unexpected(raw.error());
+      auto value = expandVariables(*raw, lookupEnvironment);
+      if (!value) return fail(item.line(), path + "." + item.key + ": " + value.error());
+      server.env.emplace_back(item.key, std::move(*value));
+    }
+    return {};
+  }
+
+  [[nodiscard]] static bool isEnvironmentName(std::string_view name) {
+    if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadCwd(const Entry& e, const std::string& path,
+                                                   ServerConfig& server) const {
+    auto text = scalar(e, path, "a string");
+    if (!text) return std::unexpected(text.error());
+    if (text->empty()) return fail(e.line(), path + " must not be empty");
+    // Relative to the config file, not to wherever the gateway was started:
+    // the same file must mean the same thing from any working directory.
+    const fs::path written(*text);
+    fs::path resolved = (written.is_absolute() ? written : dir_ / written).lexically_normal();
+    if (!resolved.has_filename() && resolved != resolved.root_path()) {
+      resolved = resolved.parent_path();  // drop the trailing '/' lexically_normal keeps
+    }
+    std::string shown = "'" + *text + "'";
+    if (resolved.string() != *text) shown += " (" + resolved.string() + ")";
+    std::error_code ec;
+    const fs::file_status status = fs::status(resolved, ec);
+    if (status.type() == fs::file_type::not_found) {
+      return fail(e.line(), path + " " + shown + " does not exist");
+    }
+    if (ec) return fail(e.line(), path + " " + shown + " cannot be checked: " + ec.message());
+    if (!fs::is_directory(status)) {
+      return fail(e.line(), path + " " + shown + " is not a directory");
+    }
+    server.cwd = resolved.string();
+    return {};
+  }
+
+  std::string file_;
+  fs::path dir_;  // absolute directory of the config file
+};
+
+Error errorAt(const std::string& file, const YAML::Mark& mark, const std::string& message) {
+  if (mark.is_null()) return Error{file + ": " + message};
+  return Error{file + ":" + std::to_string(mark.line + 1) + ": " + message};
+}
+
+std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path) {
+  auto text = readFile(path);
+  if (!text) return std::unexpected(text.error());
+  const std::vector<YAML::Node> documents = YAML::LoadAll(*text);
+  if (documents.empty() || documents[0].IsNull()) {
+    return std::unexpected(Error{path + ": the file is empty: no servers configured"});
+  }
+  if (documents.size() > 1) {
+    return std::unexpected(
+        errorAt(path, documents[1].Mark(), "only one YAML document is allowed per file"));
+  }
+  const YAML::Node& root = documents[0];
+  if (!root.IsMap()) {
+    return std::unexpected(errorAt(
+        path, root.Mark(), "the config must be a map with keys such as listen and servers"));
+  }
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(path), ec).lexically_normal().parent_path();
+  if (ec) return std::unexpected(Error{path + ": cannot resolve its directory: " + ec.message()});
+
+  Config config;
+  config.source = path;
+  const Loader loader(path, std::move(dir));
+  auto loaded = loader.load(root, config);
+  if (!loaded) return std::unexpected(loaded.error());
+  return std::make_shared<const Config>(std::move(config));
+}
+
+void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig& server) {
+  out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "command" << YAML::Value << server.command;
+  out << YAML::Key << "args" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const std::string& arg : server.args) out << arg;
+  out << YAML::EndSeq;
+  out << YAML::Key << "env" << YAML::Value;
+  if (server.env.empty()) out << YAML::Flow;
+  out << YAML::BeginMap;
+  // Values often carry tokens, and this text ends up in terminals and logs.
+  for (const auto& [key, value] : server.env) out << YAML::Key << key << YAML::Value << "<set>";
+  out << YAML::EndMap;
+  out << YAML::Key << "cwd" << YAML::Value << server.cwd;
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::expected<std::shared_ptr<const Config>, Error> loadConfig(const std::string& path) {
+  try {
+    return load(path);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp guards its recursive parser; its own message for this is unhelpful.
+    return std::unexpected(errorAt(
+        path, e.mark,
+        "nested more than " + std::to_string(e.depth()) + " levels deep, which no config needs"));
+  } catch (const YAML::ParserException& e) {
+    return std::unexpected(errorAt(path, e.mark, "syntax error: " + e.msg));
+  } catch (const YAML::Exception& e) {
+    return std::unexpected(errorAt(path, e.mark, e.msg));
+  } catch (const std::exception& e) {
+    return std::unexpected(Error{path + ": " + e.what()});
+  }
+}
+
+std::string describeConfig(const Config& config) {
+  try {
+    YAML::Emitter out;
+    out << YAML::Comment("effective config loaded from " + config.source);
+    out << YAML::BeginMap;
+    out << YAML::Key << "listen" << YAML::Value
+        << formatHostPort(config.listen_host, config.listen_port);
+    if (!config.allowed_origins.empty()) {
+      out << YAML::Key << "allowed_origins" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const std::string& origin : config.allowed_origins) out << origin;
+      out << YAML::EndSeq;
+    }
+    out << YAML::Key << "log_level" << YAML::Value << config.log_level;
+    out << YAML::Key << "session" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "idle_timeout" << YAML::Value
+        << formatDuration(config.session.idle_timeout);
+    out << YAML::Key << "grace" << YAML::Value << formatDuration(config.session.grace);
+    out << YAML::Key << "request_timeout" << YAML::Value
+        << formatDuration(config.session.request_timeout);
+    out << YAML::EndMap;
+    out << YAML::Key << "limits" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "max_body_bytes" << YAML::Value << formatSize(config.limits.max_body_bytes);
+    out << YAML::Key << "max_json_depth" << YAML::Value << config.limits.max_json_depth;
+    out << YAML::Key << "max_line_bytes" << YAML::Value << formatSize(config.limits.max_line_bytes);
+    out << YAML::Key << "max_sessions" << YAML::Value << config.limits.max_sessions;
+    out << YAML::EndMap;
+    out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, server] : config.servers) emitServer(out, name, server);
+    out << YAML::EndMap;
+    out << YAML::EndMap;
+    std::string text = out.good() ? std::string(out.c_str()) + "\n"
+                                  : "# cannot describe the config: " + out.GetLastError() + "\n";
+    if (config.allowed_origins.empty()) {
+      // A comment, not a key: the default has no spelling as a list of origins.
+      text +=
+          "# allowed_origins not set: browsers may call only from http(s)://localhost, "
+          "127.0.0.1 and [::1] on any port\n";
+    }
+    return text;
+  } catch (const std::exception& e) {
+    return std::string("# cannot describe the config: ") + e.what() + "\n";
+  }
+}
+
+}  // namespace mcpgate::config

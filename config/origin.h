@@ -1,0 +1,22 @@
+#pragma once
+
+// Which browser Origins may call the gateway: the defence against DNS
+// rebinding, where a web page on another site reaches a server on localhost.
+
+#include <string_view>
+
+#include "config/config.h"
+
+namespace mcpgate::config {
+
+// With `allowed_origins` unset (empty), only http and https on localhost,
+// 127.0.0.1 and [::1] are allowed, on any port. Otherwise the origin must equal
+// an entry, ignoring ASCII case; an entry "*" allows every origin. A request
+// without an Origin header is not from a browser: the caller does not ask.
+[[nodiscard]] bool originAllowed(const Config& config, std::string_view origin);
+
+// What an `allowed_origins` entry may be: "*", or SCHEME://HOST[:PORT] with
+// scheme http or https and nothing after the port (an Origin has no path).
+[[nodiscard]] bool isValidOriginEntry(std::string_view entry);
+
+}  // namespace mcpgate::config

@@ -1,0 +1,529 @@
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "config/config.h"
+#include "config/origin.h"
+
+namespace mcpgate::config {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+class LoadConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string dir = (fs::temp_directory_path() / "mcpgate-config-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    dir_ = dir;
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // Loads a config that must load.
+  std::shared_ptr<const Config> load(const std::string& text, const std::string& name = "gw.yaml") {
+    auto loaded = loadConfig(write(name, text));
+    EXPECT_TRUE(loaded.has_value()) << loaded.error().message;
+    return loaded.value_or(nullptr);
+  }
+
+  // Loads a config that must fail, and returns the message.
+  std::string errorOf(const std::string& text, const std::string& name = "gw.yaml") {
+    auto loaded = loadConfig(write(name, text));
+    if (loaded) return "(loaded without error)";
+    return loaded.error().message;
+  }
+
+  // The message expected for gw.yaml at a line.
+  std::string at(int line, const std::string& message, const std::string& name = "gw.yaml") {
+    return dir_ + "/" + name + ":" + std::to_string(line) + ": " + message;
+  }
+
+  std::string dir_;
+};
+
+constexpr const char* kMinimal = "servers:\n  echo:\n    command: node\n";
+
+TEST_F(LoadConfigTest, LoadsAFullYamlConfig) {
+  fs::create_directory(dir_ + "/work");
+  auto config = load(R"(listen: 0.0.0.0:0
+allowed_origins: [http://localhost:3000, "https://app.example.com"]
+log_level: debug
+servers:
+  everything:
+    command: node
+    args: [/opt/servers/everything/dist/index.js, --port, 3001, "quoted arg"]
+    env: {MODE: test, LEVEL: 3}
+    cwd: /
+  fs.v2-beta_1:
+    command: /usr/bin/fs-server
+    cwd: work
+session:
+  idle_timeout: 5m
+  grace: 250ms
+  request_timeout: 1h
+limits:
+  max_body_bytes: 1MB
+  max_json_depth: 32
+  max_line_bytes: 1GiB
+  max_sessions: 10
+)");
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->source, dir_ + "/gw.yaml");
+  EXPECT_EQ(config->listen_host, "0.0.0.0");
+  EXPECT_EQ(config->listen_port, 0);
+  EXPECT_EQ(config->allowed_origins,
+            (std::vector<std::string>{"http://localhost:3000", "https://app.example.com"}));
+  EXPECT_EQ(config->log_level, "debug");
+  ASSERT_EQ(config->servers.size(), 2U);
+  const ServerConfig& everything = config->servers.at("everything");
+  EXPECT_EQ(everything.name, "everything");
+  EXPECT_EQ(everything.command, "node");
+  EXPECT_EQ(everything.args, (std::vector<std::string>{"/opt/servers/everything/dist/index.js",
+                                                       "--port", "3001", "quoted arg"}));
+  EXPECT_EQ(everything.env,
+            (std::vector<std::pair<std::string, std::string>>{{"MODE", "test"}, {"LEVEL", "3"}}));
+  EXPECT_EQ(everything.cwd, "/");
+  const ServerConfig& fs_server = config->servers.at("fs.v2-beta_1");
+  EXPECT_TRUE(fs_server.args.empty());
+  EXPECT_EQ(fs_server.cwd, dir_ + "/work");
+  EXPECT_EQ(config->session.idle_timeout, std::chrono::minutes(5));
+  EXPECT_EQ(config->session.grace, milliseconds(250));
+  EXPECT_EQ(config->session.request_timeout, std::chrono::hours(1));
+  EXPECT_EQ(config->limits.max_body_bytes, 1000000U);
+  EXPECT_EQ(config->limits.max_json_depth, 32U);
+  EXPECT_EQ(config->limits.max_line_bytes, 1024U * 1024 * 1024);
+  EXPECT_EQ(config->limits.max_sessions, 10U);
+}
+
+TEST_F(LoadConfigTest, FillsDefaults) {
+  auto config = load(kMinimal);
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->listen_host, "127.0.0.1");
+  EXPECT_EQ(config->listen_port, 8080);
+  EXPECT_TRUE(config->allowed_origins.empty());
+  EXPECT_TRUE(originAllowed(*config, "http://localhost:3000"));
+  EXPECT_FALSE(originAllowed(*config, "https://example.com"));
+  EXPECT_EQ(config->log_level, "info");
+  EXPECT_EQ(config->session.idle_timeout, seconds(300));
+  EXPECT_EQ(config->session.grace, seconds(10));
+  EXPECT_EQ(config->session.request_timeout, seconds(300));
+  EXPECT_EQ(config->limits.max_body_bytes, 4U * 1024 * 1024);
+  EXPECT_EQ(config->limits.max_json_depth, 64U);
+  EXPECT_EQ(config->limits.max_line_bytes, 16U * 1024 * 1024);
+  EXPECT_EQ(config->limits.max_sessions, 1024U);
+  const ServerConfig& echo = config->servers.at("echo");
+  EXPECT_TRUE(echo.args.empty());
+  EXPECT_TRUE(echo.env.empty());
+  EXPECT_EQ(echo.cwd, dir_) << "the default cwd is the config file's directory";
+}
+
+TEST_F(LoadConfigTest, EmptySectionsMeanDefaults) {
+  auto config =
+      load("session:\nlimits:\nservers:\n  echo:\n    command: node\n    args:\n    env:\n");
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->session.grace, seconds(10));
+}
+
+TEST_F(LoadConfigTest, AcceptsIpv6Listen) {
+  auto config = load(std::string("listen: \"[::1]:9090\"\n") + kMinimal);
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->listen_host, "::1");
+  EXPECT_EQ(config->listen_port, 9090);
+}
+
+TEST_F(LoadConfigTest, LoadsClientMcpServersJson) {
+  auto config = load(R"({
+  "listen": "127.0.0.1:0",
+  "mcpServers": {
+    "everything": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-everything", 42, true],
+      "env": {"DEBUG": "1"},
+      "autoApprove": ["echo"],
+      "alwaysAllow": [],
+      "timeout": 60,
+      "disabled": false
+    },
+    "old": {"command": "node", "args": ["old.js"], "disabled": true},
+    "half-written": {"disabled": true, "type": "sse"}
+  }
+}
+)",
+                     "claude_desktop_config.json");
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->listen_port, 0);
+  ASSERT_EQ(config->servers.size(), 1U) << "disabled servers are skipped";
+  const ServerConfig& everything = config->servers.at("everything");
+  EXPECT_EQ(everything.command, "npx");
+  EXPECT_EQ(everything.args, (std::vector<std::string>{
+                                 "-y", "@modelcontextprotocol/server-everything", "42", "true"}));
+  EXPECT_EQ(everything.env, (std::vector<std::pair<std::string, std::string>>{{"DEBUG", "1"}}));
+  EXPECT_EQ(everything.cwd, dir_);
+}
+
+TEST_F(LoadConfigTest, ResolvesRelativeCwdAgainstTheConfigDirectory) {
+  fs::create_directories(dir_ + "/servers/fs");
+  fs::create_directories(dir_ + "/conf");
+  const std::string text =
+      "servers:\n"
+      "  a: {command: x, cwd: ../servers/fs}\n"
+      "  b: {command: x, cwd: ../servers/fs/}\n"
+      "  c: {command: x, cwd: .}\n"
+      "  d: {command: x, cwd: " +
+      dir_ + "/servers/./fs}\n";
+  auto config = load(text, "conf/gw.yaml");
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->servers.at("a").cwd, dir_ + "/servers/fs");
+  EXPECT_EQ(config->servers.at("b").cwd, dir_ + "/servers/fs");
+  EXPECT_EQ(config->servers.at("c").cwd, dir_ + "/conf");
+  EXPECT_EQ(config->servers.at("d").cwd, dir_ + "/servers/fs");
+}
+
+TEST_F(LoadConfigTest, ExpandsVariablesInEnvValues) {
+  ASSERT_EQ(::setenv("MCPGATE_TEST_TOKEN", "s3cret-value", 1), 0);
+  auto config = load(
+      "servers:\n  gh:\n    command: gh-server\n"
+      "    env:\n      TOKEN: ${MCPGATE_TEST_TOKEN}\n      HEADER: Bearer ${MCPGATE_TEST_TOKEN}!\n"
+      "      PRICE: $$5 and $${NOT_EXPANDED}\n");
+  ::unsetenv("MCPGATE_TEST_TOKEN");
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->servers.at("gh").env, (std::vector<std::pair<std::string, std::string>>{
+                                              {"TOKEN", "s3cret-value"},
+                                              {"HEADER", "Bearer s3cret-value!"},
+                                              {"PRICE", "$5 and ${NOT_EXPANDED}"}}));
+}
+
+TEST_F(LoadConfigTest, DescribeShowsEffectiveConfigWithoutEnvValues) {
+  ASSERT_EQ(::setenv("MCPGATE_TEST_TOKEN", "s3cret-value", 1), 0);
+  auto config = load(
+      "servers:\n  gh:\n    command: gh-server\n    args: [--stdio, 'a b']\n"
+      "    env: {TOKEN: '${MCPGATE_TEST_TOKEN}', PLAIN: visible-or-not}\n");
+  ::unsetenv("MCPGATE_TEST_TOKEN");
+  ASSERT_NE(config, nullptr);
+  const std::string text = describeConfig(*config);
+  EXPECT_NE(text.find("listen: 127.0.0.1:8080\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  idle_timeout: 300s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  grace: 10s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  max_body_bytes: 4MiB\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  max_line_bytes: 16MiB\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  max_json_depth: 64\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      TOKEN: <set>\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      PLAIN: <set>\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    cwd: " + dir_ + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("allowed_origins not set"), std::string::npos) << text;
+  EXPECT_EQ(text.find("s3cret"), std::string::npos) << text;
+  EXPECT_EQ(text.find("visible-or-not"), std::string::npos) << text;
+
+  // The description is itself a valid config that means the same thing.
+  auto again = load(text, "described.yaml");
+  ASSERT_NE(again, nullptr);
+  const auto withoutHeader = [](const std::string& described) {
+    return described.substr(described.find('\n'));  // line 1 names the source file
+  };
+  EXPECT_EQ(withoutHeader(describeConfig(*again)), withoutHeader(text));
+  EXPECT_EQ(again->servers.at("gh").args, config->servers.at("gh").args);
+}
+
+TEST_F(LoadConfigTest, DescribeListsExplicitOrigins) {
+  auto config = load(std::string("allowed_origins: ['*']\nlisten: '[::1]:0'\n") + kMinimal);
+  ASSERT_NE(config, nullptr);
+  const std::string text = describeConfig(*config);
+  EXPECT_NE(text.find("allowed_origins: [\"*\"]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("listen: \"[::1]:0\"\n"), std::string::npos) << text;
+}
+
+// Every shipped example must load, whoever adds it.
+TEST(ConfigExamples, AllLoad) {
+  const fs::path examples = fs::path(MCPGATE_SOURCE_DIR) / "config" / "examples";
+  int loaded = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(examples)) {
+    const std::string extension = entry.path().extension().string();
+    if (extension != ".yaml" && extension != ".yml" && extension != ".json") continue;
+    auto config = loadConfig(entry.path().string());
+    EXPECT_TRUE(config.has_value()) << config.error().message;
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 1) << "config/examples/minimal.yaml at least";
+}
+
+// ----- errors: each names the file, the line, and what to do -----
+
+TEST_F(LoadConfigTest, MissingFile) {
+  auto loaded = loadConfig(dir_ + "/nope.yaml");
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, dir_ + "/nope.yaml: cannot read: No such file or directory");
+}
+
+TEST_F(LoadConfigTest, DirectoryInsteadOfFile) {
+  auto loaded = loadConfig(dir_);
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, dir_ + ": cannot read: Is a directory");
+}
+
+TEST_F(LoadConfigTest, SyntaxError) {
+  EXPECT_EQ(errorOf("listen: 127.0.0.1:8080\nservers:\n  echo: {command: node\n"),
+            at(4, "syntax error: end of map flow not found"));
+  EXPECT_EQ(errorOf("servers:\n  echo:\n    command: node\n   args: x\n"),
+            at(4, "syntax error: end of map not found"));
+}
+
+TEST_F(LoadConfigTest, SyntaxErrorInJson) {
+  EXPECT_EQ(errorOf("{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"\n  }\n", "c.json"),
+            at(5, "syntax error: end of map flow not found", "c.json"));
+}
+
+TEST_F(LoadConfigTest, AbsurdNesting) {
+  const std::string text = "servers: " + std::string(5000, '[') + std::string(5000, ']') + "\n";
+  const std::string message = errorOf(text);
+  EXPECT_TRUE(message.starts_with(dir_ + "/gw.yaml:1: nested more than ")) << message;
+  EXPECT_TRUE(message.ends_with(" levels deep, which no config needs")) << message;
+}
+
+TEST_F(LoadConfigTest, EmptyFile) {
+  EXPECT_EQ(errorOf("# nothing yet\n"),
+            dir_ + "/gw.yaml: the file is empty: no servers configured");
+}
+
+TEST_F(LoadConfigTest, NotAMap) {
+  EXPECT_EQ(errorOf("\n- servers\n"),
+            at(2, "the config must be a map with keys such as listen and servers"));
+}
+
+TEST_F(LoadConfigTest, MoreThanOneDocument) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "---\nlisten: 0.0.0.0:80\n"),
+            at(5, "only one YAML document is allowed per file"));
+}
+
+TEST_F(LoadConfigTest, UnknownTopLevelKey) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "listn: 127.0.0.1:80\n"),
+            at(4, "unknown key 'listn' at top level (did you mean 'listen'?)"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "dlp:\n  rules: []\n"),
+            at(4, "unknown key 'dlp' at top level"));
+  EXPECT_EQ(errorOf(std::string("sandbox: {}\n") + kMinimal),
+            at(1, "unknown key 'sandbox' at top level"));
+}
+
+TEST_F(LoadConfigTest, UnknownKeyInSession) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "session:\n  grace: 5s\n  idle_timout: 10s\n"),
+            at(6, "unknown key 'idle_timout' in session (did you mean 'idle_timeout'?)"));
+}
+
+TEST_F(LoadConfigTest, UnknownKeyInLimits) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "limits:\n  max_body: 1MiB\n"),
+            at(5, "unknown key 'max_body' in limits"));
+}
+
+TEST_F(LoadConfigTest, UnknownKeyInServer) {
+  EXPECT_EQ(errorOf("servers:\n  echo:\n    command: node\n    agrs: [x]\n"),
+            at(4, "unknown key 'agrs' in servers.echo (did you mean 'args'?)"));
+  // Client-only keys are not part of the YAML format.
+  EXPECT_EQ(errorOf("servers:\n  echo:\n    command: node\n    disabled: true\n"),
+            at(4, "unknown key 'disabled' in servers.echo"));
+}
+
+TEST_F(LoadConfigTest, UnknownKeyInClientJsonServer) {
+  // A tool filter the gateway would not enforce must not pass silently.
+  EXPECT_EQ(
+      errorOf("{\"mcpServers\": {\"a\": {\n  \"command\": \"x\",\n  \"disabledTools\": []}}}\n",
+              "c.json"),
+      at(3, "unknown key 'disabledTools' in mcpServers.a", "c.json"));
+  EXPECT_EQ(
+      errorOf("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"envFile\": \".env\"}}}\n", "c.json"),
+      at(1, "mcpServers.a.envFile is not supported yet (list the variables under 'env')",
+         "c.json"));
+}
+
+TEST_F(LoadConfigTest, DuplicateKey) {
+  EXPECT_EQ(errorOf("servers:\n  echo:\n    command: node\n    command: evil\n"),
+            at(4, "duplicate key 'command' in servers.echo (first on line 3)"));
+  EXPECT_EQ(
+      errorOf("{\"mcpServers\": {\n \"a\": {\"command\": \"x\"},\n \"a\": {\"command\": \"y\"}}}",
+              "c.json"),
+      at(3, "duplicate key 'a' in mcpServers (first on line 2)", "c.json"));
+}
+
+TEST_F(LoadConfigTest, WrongTypes) {
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    args: --verbose\n"),
+            at(4, "servers.x.args must be a list of strings"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    args:\n      - a\n      - {b: c}\n"),
+            at(6, "servers.x.args must be a list of strings"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    env: [A=1]\n"),
+            at(4, "servers.x.env must be a map of strings"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    env:\n      A: [1]\n"),
+            at(5, "servers.x.env must be a map of strings"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: [node, x.js]\n"),
+            at(3, "servers.x.command must be a string"));
+  EXPECT_EQ(errorOf("servers:\n  x: node\n"), at(2, "servers.x must be a map"));
+  EXPECT_EQ(errorOf("servers: [x]\n"), at(1, "servers must be a map from server names to servers"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "session: 10s\n"), at(4, "session must be a map"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "listen: {host: x}\n"),
+            at(4, "listen must be a string such as 127.0.0.1:8080"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "session:\n  grace:\n"),
+            at(5, "session.grace must be a duration such as 10s"));
+}
+
+TEST_F(LoadConfigTest, NulByteInArgument) {
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    args: [\"a\\0b\"]\n"),
+            at(4, "servers.x.args must not contain a NUL byte"));
+}
+
+TEST_F(LoadConfigTest, MissingOrEmptyCommand) {
+  EXPECT_EQ(errorOf("servers:\n  echo:\n    args: [x]\n"),
+            at(2, "servers.echo: missing required key 'command'"));
+  EXPECT_EQ(errorOf("servers:\n  echo:\n"), at(2, "servers.echo: missing required key 'command'"));
+  EXPECT_EQ(errorOf("servers:\n  echo:\n    command: ''\n"),
+            at(3, "servers.echo.command must not be empty"));
+}
+
+TEST_F(LoadConfigTest, BadListen) {
+  const std::string form = "(use HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080)";
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "listen: 127.0.0.1\n"),
+            at(4, "listen '127.0.0.1' has no port " + form));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "listen: 127.0.0.1:70000\n"),
+            at(4,
+               "listen '127.0.0.1:70000' has an invalid port '70000' (must be a number from 0 "
+               "to 65535)"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "listen: 'bad host:80'\n"),
+            at(4, "listen 'bad host:80' has an invalid host 'bad host' " + form));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "listen: 8080\n"),
+            at(4, "listen '8080' has no port " + form));
+}
+
+TEST_F(LoadConfigTest, BadDuration) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "session:\n  idle_timeout: 5 minutes\n"),
+            at(5,
+               "session.idle_timeout '5 minutes' is not a duration (use an integer followed by "
+               "ms, s, m or h, e.g. 250ms, 10s, 5m, 1h)"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "session:\n  grace: 0s\n"),
+            at(5, "session.grace must be greater than 0"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "session:\n  request_timeout: 9000h\n"),
+            at(5, "session.request_timeout '9000h' is too large (at most 8760h)"));
+}
+
+TEST_F(LoadConfigTest, BadSize) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "limits:\n  max_body_bytes: 4mb\n"),
+            at(5,
+               "limits.max_body_bytes '4mb' is not a size (use an integer number of bytes, "
+               "optionally followed by B, KiB, MiB, GiB, KB, MB or GB, e.g. 4MiB)"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "limits:\n  max_line_bytes: 0\n"),
+            at(5, "limits.max_line_bytes must be greater than 0"));
+}
+
+TEST_F(LoadConfigTest, BadCounts) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "limits:\n  max_json_depth: 0\n"),
+            at(5, "limits.max_json_depth '0' must be an integer from 1 to 10000"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "limits:\n  max_json_depth: 10001\n"),
+            at(5, "limits.max_json_depth '10001' must be an integer from 1 to 10000"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "limits:\n  max_sessions: -1\n"),
+            at(5, "limits.max_sessions '-1' must be an integer from 1 to 1000000"));
+}
+
+TEST_F(LoadConfigTest, BadLogLevel) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "log_level: verbose\n"),
+            at(4, "log_level 'verbose' must be one of debug, info, warn, error"));
+}
+
+TEST_F(LoadConfigTest, BadAllowedOrigins) {
+  EXPECT_EQ(
+      errorOf(std::string(kMinimal) + "allowed_origins:\n  - http://ok:1\n  - localhost:3000\n"),
+      at(6,
+         "allowed_origins entry 'localhost:3000' must be '*' or SCHEME://HOST[:PORT] with "
+         "scheme http or https and no path"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "allowed_origins: []\n"),
+            at(4,
+               "allowed_origins is empty: remove it for the default (http and https on "
+               "localhost, 127.0.0.1 and [::1]) or list the allowed origins"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "allowed_origins: http://x\n"),
+            at(4, "allowed_origins must be a list of origins such as http://localhost:3000"));
+}
+
+TEST_F(LoadConfigTest, UndefinedVariable) {
+  ::unsetenv("MCPGATE_TEST_UNDEFINED");
+  EXPECT_EQ(errorOf("servers:\n  gh:\n    command: gh\n    env:\n      A: ok\n"
+                    "      TOKEN: ${MCPGATE_TEST_UNDEFINED}\n"),
+            at(6,
+               "servers.gh.env.TOKEN: ${MCPGATE_TEST_UNDEFINED} is not set in the gateway's "
+               "environment"));
+}
+
+TEST_F(LoadConfigTest, BadEnvName) {
+  EXPECT_EQ(errorOf("servers:\n  gh:\n    command: gh\n    env:\n      A=B: x\n"),
+            at(5,
+               "servers.gh.env key 'A=B' is not a valid environment variable name (use "
+               "[A-Za-z_][A-Za-z0-9_]*)"));
+}
+
+TEST_F(LoadConfigTest, MissingCwd) {
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    cwd: missing/dir\n"),
+            at(4, "servers.x.cwd 'missing/dir' (" + dir_ + "/missing/dir) does not exist"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    cwd: /nonexistent-mcpgate\n"),
+            at(4, "servers.x.cwd '/nonexistent-mcpgate' does not exist"));
+  write("file", "");
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    cwd: file\n"),
+            at(4, "servers.x.cwd 'file' (" + dir_ + "/file) is not a directory"));
+}
+
+TEST_F(LoadConfigTest, BadServerName) {
+  const std::string rule =
+      "' must be 1 to 64 of A-Z a-z 0-9 _ . - and not '.' or '..' (it is the URL path /mcp/NAME)";
+  EXPECT_EQ(errorOf("servers:\n  my server:\n    command: node\n"),
+            at(2, "server name 'my server" + rule));
+  EXPECT_EQ(errorOf("servers:\n  ok: {command: node}\n  '..': {command: node}\n"),
+            at(3, "server name '.." + rule));
+  EXPECT_EQ(errorOf("servers:\n  a/b: {command: node}\n"), at(2, "server name 'a/b" + rule));
+  const std::string long_name(65, 'a');
+  EXPECT_EQ(errorOf("servers:\n  " + long_name + ": {command: node}\n"),
+            at(2, "server name '" + long_name + rule));
+  EXPECT_NE(load("servers:\n  " + std::string(64, 'a') + ": {command: node}\n"), nullptr);
+}
+
+TEST_F(LoadConfigTest, NoServers) {
+  EXPECT_EQ(errorOf("listen: 127.0.0.1:8080\n"), dir_ + "/gw.yaml: no servers configured");
+  EXPECT_EQ(errorOf("listen: 127.0.0.1:8080\nservers: {}\n"), at(2, "no servers configured"));
+  EXPECT_EQ(errorOf("listen: 127.0.0.1:8080\nservers:\n"), at(2, "no servers configured"));
+  EXPECT_EQ(
+      errorOf("{\"mcpServers\":\n  {\"a\": {\"command\": \"x\", \"disabled\": true}}}\n", "c.json"),
+      at(1, "no servers configured (all are disabled)", "c.json"));
+}
+
+TEST_F(LoadConfigTest, BothServerFormats) {
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "mcpServers: {b: {command: y}}\n"),
+            at(4, "use either 'servers' or 'mcpServers', not both"));
+}
+
+TEST_F(LoadConfigTest, RemoteServerInJson) {
+  EXPECT_EQ(errorOf("{\"mcpServers\": {\n  \"remote\": {\n    \"type\": \"http\",\n"
+                    "    \"url\": \"https://mcp.example.com/mcp\"}}}\n",
+                    "c.json"),
+            at(3,
+               "mcpServers.remote.type 'http': remote servers are not supported yet (only "
+               "stdio servers started with 'command')",
+               "c.json"));
+  EXPECT_EQ(errorOf("{\"mcpServers\": {\n  \"remote\": {\"url\": \"https://x/mcp\"}}}\n", "c.json"),
+            at(2,
+               "mcpServers.remote.url: remote servers are not supported yet (only stdio "
+               "servers started with 'command')",
+               "c.json"));
+  EXPECT_EQ(errorOf("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"disabled\": \"yes\"}}}\n",
+                    "c.json"),
+            at(2, "mcpServers.a.disabled must be true or false", "c.json"));
+}
+
+}  // namespace
+}  // namespace mcpgate::config
