@@ -1,0 +1,283 @@
+#include "dlp/decode.h"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+namespace mcpgate::dlp {
+namespace {
+
+constexpr std::array<std::int8_t, 256> makeTable(bool url) {
+  std::array<std::int8_t, 256> t{};
+  for (auto& v : t) v = -1;
+  for (int i = 0; i < 26; ++i) {
+    t['A' + i] = static_cast<std::int8_t>(i);
+    t['a' + i] = static_cast<std::int8_t>(26 + i);
+  }
+  for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<std::int8_t>(52 + i);
+  t[url ? '-' : '+'] = 62;
+  t[url ? '_' : '/'] = 63;
+  return t;
+}
+constexpr auto kStd = makeTable(false);
+constexpr auto kUrl = makeTable(true);
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Character classes for finding runs, one table lookup per byte.
+enum : std::uint8_t { kB64 = 1, kHexDigit = 2, kB64Std = 4, kB64Url = 8 };
+constexpr std::array<std::uint8_t, 256> makeClasses() {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (alnum) t[c] |= kB64;
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+      t[c] |= kHexDigit;
+    }
+  }
+  t['+'] = t['/'] = kB64 | kB64Std;
+  t['-'] = t['_'] = kB64 | kB64Url;
+  return t;
+}
+constexpr auto kClasses = makeClasses();
+
+// Decoded bytes are worth scanning only if they read as text; binary (images, hashes, random
+// ids that happen to be valid base64) is left alone. UTF-8 bytes count as text.
+bool looksLikeText(std::string_view s) {
+  if (s.empty()) return false;
+  std::size_t bad = 0;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7F) ++bad;
+  }
+  return bad * 20 <= s.size() && s.find('\0') == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string_view toString(Encoding e) {
+  switch (e) {
+    case Encoding::kBase64:
+      return "base64";
+    case Encoding::kHex:
+      return "hex";
+    case Encoding::kPercent:
+      return "percent";
+    case Encoding::kEscape:
+      return "escape";
+  }
+  return "?";
+}
+
+std::optional<MappedText> decodeBase64(std::string_view in) {
+  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
+  bool std_chars = false, url_chars = false;
+  for (const char c : in) {
+    std_chars |= (c == '+' || c == '/');
+    url_chars |= (c == '-' || c == '_');
+  }
+  if (std_chars && url_chars) return std::nullopt;
+  const auto& table = url_chars ? kUrl : kStd;
+  if (in.size() % 4 == 1) in.remove_suffix(1);  // a dangling sextet carries no whole byte
+  // Reject early on the first group: most base64-looking runs in tool traffic are identifiers or
+  // binary payloads, and one group is enough to tell.
+  MappedText out;
+  out.text.reserve(in.size() * 3 / 4);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto v = table[static_cast<unsigned char>(in[i])];
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const std::size_t group = i / 4 * 4;
+      out.push(static_cast<char>((acc >> bits) & 0xFF), group, std::min(group + 4, in.size()));
+    }
+    if (i == 11 && !looksLikeText(out.text)) return std::nullopt;
+  }
+  if (!looksLikeText(out.text)) return std::nullopt;
+  return out;
+}
+
+std::optional<MappedText> decodeHex(std::string_view in) {
+  if (in.size() % 2 == 1) in.remove_suffix(1);
+  MappedText out;
+  out.text.reserve(in.size() / 2);
+  for (std::size_t i = 0; i + 1 < in.size(); i += 2) {
+    const int hi = hexValue(in[i]), lo = hexValue(in[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push(static_cast<char>(hi * 16 + lo), i, i + 2);
+    if (i == 14 && !looksLikeText(out.text)) return std::nullopt;
+  }
+  if (!looksLikeText(out.text)) return std::nullopt;
+  return out;
+}
+
+std::optional<MappedText> decodePercent(std::string_view text) {
+  bool any = false;
+  MappedText out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 &&
+        hexValue(text[i + 2]) >= 0) {
+      out.push(static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2])), i, i + 3);
+      i += 3;
+      any = true;
+    } else {
+      out.push(text[i], i, i + 1);
+      ++i;
+    }
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+std::optional<MappedText> decodeEscapes(std::string_view text) {
+  bool any = false;
+  MappedText out;
+  const auto pushUtf8 = [&out](char32_t cp, std::size_t b, std::size_t e) {
+    if (cp < 0x80) {
+      out.push(static_cast<char>(cp), b, e);
+    } else if (cp < 0x800) {
+      out.push(static_cast<char>(0xC0 | (cp >> 6)), b, e);
+      out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
+    } else if (cp < 0x10000) {
+      out.push(static_cast<char>(0xE0 | (cp >> 12)), b, e);
+      out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
+      out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
+    } else {
+      out.push(static_cast<char>(0xF0 | (cp >> 18)), b, e);
+      out.push(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)), b, e);
+      out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
+      out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
+    }
+  };
+  const auto hexRun = [&text](std::size_t at, std::size_t n) -> int {
+    if (at + n > text.size()) return -1;
+    int v = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const int h = hexValue(text[at + k]);
+      if (h < 0) return -1;
+      v = v * 16 + h;
+    }
+    return v;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != '\\' || i + 1 >= text.size()) {
+      out.push(text[i], i, i + 1);
+      ++i;
+      continue;
+    }
+    const char e = text[i + 1];
+    if (e == 'x') {
+      if (const int v = hexRun(i + 2, 2); v >= 0) {
+        out.push(static_cast<char>(v), i, i + 4);
+        i += 4;
+        any = true;
+        continue;
+      }
+    } else if (e == 'u') {
+      if (int v = hexRun(i + 2, 4); v >= 0) {
+        std::size_t end = i + 6;
+        char32_t cp = static_cast<char32_t>(v);
+        if (cp >= 0xD800 && cp <= 0xDBFF && end + 1 < text.size() && text[end] == '\\' &&
+            text[end + 1] == 'u') {
+          if (const int lo = hexRun(end + 2, 4); lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<char32_t>(lo) - 0xDC00);
+            end += 6;
+          }
+        }
+        if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
+        pushUtf8(cp, i, end);
+        i = end;
+        any = true;
+        continue;
+      }
+    } else {
+      char c = 0;
+      switch (e) {
+        case 'n':
+          c = '\n';
+          break;
+        case 't':
+          c = '\t';
+          break;
+        case 'r':
+          c = '\r';
+          break;
+        case '"':
+        case '\\':
+        case '/':
+        case '\'':
+          c = e;
+          break;
+        default:
+          break;
+      }
+      if (c != 0) {
+        out.push(c, i, i + 2);
+        i += 2;
+        any = true;
+        continue;
+      }
+    }
+    out.push(text[i], i, i + 1);
+    ++i;
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+std::vector<Decoded> decodeAll(std::string_view text, std::size_t& budget) {
+  std::vector<Decoded> out;
+  const auto take = [&](Encoding enc, std::optional<MappedText> m, std::size_t offset) {
+    if (!m || m->text.size() > budget) return;
+    budget -= m->text.size();
+    if (offset != 0) {
+      for (auto& b : m->src_begin) b += static_cast<std::uint32_t>(offset);
+      for (auto& e : m->src_end) e += static_cast<std::uint32_t>(offset);
+    }
+    out.push_back(Decoded{enc, std::move(*m)});
+  };
+
+  for (std::size_t i = 0; i < text.size() && budget > 0;) {
+    if (!(kClasses[static_cast<unsigned char>(text[i])] & kB64)) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    std::uint8_t seen = kHexDigit;
+    bool hex = true;
+    while (i < text.size()) {
+      const auto cls = kClasses[static_cast<unsigned char>(text[i])];
+      if (!(cls & kB64)) break;
+      hex = hex && (cls & kHexDigit);
+      seen |= cls;
+      ++i;
+    }
+    std::size_t end = i;
+    while (end < text.size() && end - i < 2 && text[end] == '=') ++end;
+    const auto run = text.substr(start, end - start);
+    if (hex && run.size() >= kMinHexRun) {
+      take(Encoding::kHex, decodeHex(run), start);
+    } else if (run.size() >= kMinBase64Run && !((seen & kB64Std) && (seen & kB64Url))) {
+      take(Encoding::kBase64, decodeBase64(run), start);
+    }
+    i = end;
+  }
+  if (budget > 0 && std::memchr(text.data(), '%', text.size()) != nullptr) {
+    take(Encoding::kPercent, decodePercent(text), 0);
+  }
+  if (budget > 0 && std::memchr(text.data(), '\\', text.size()) != nullptr) {
+    take(Encoding::kEscape, decodeEscapes(text), 0);
+  }
+  return out;
+}
+
+}  // namespace mcpgate::dlp

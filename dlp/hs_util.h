@@ -1,0 +1,52 @@
+#pragma once
+
+// RAII for Hyperscan's C handles and the flag/compile helpers shared by rule checking and
+// RuleSet. Internal to dlp/.
+
+#include <hs/hs.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "dlp/rule.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace mcpgate::dlp {
+
+struct HsDatabaseFree {
+  void operator()(hs_database_t* p) const { hs_free_database(p); }
+};
+struct HsScratchFree {
+  void operator()(hs_scratch_t* p) const { hs_free_scratch(p); }
+};
+struct HsCompileErrorFree {
+  void operator()(hs_compile_error_t* p) const { hs_free_compile_error(p); }
+};
+// hs_expression_info allocates with the misc allocator, which defaults to malloc.
+struct HsExprInfoFree {
+  void operator()(hs_expr_info_t* p) const { std::free(p); }
+};
+
+using HsDatabase = std::unique_ptr<hs_database_t, HsDatabaseFree>;
+using HsScratch = std::unique_ptr<hs_scratch_t, HsScratchFree>;
+using HsCompileError = std::unique_ptr<hs_compile_error_t, HsCompileErrorFree>;
+using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
+
+// No HS_FLAG_SOM_LEFTMOST: it costs speed and stream state, and RE2 finds the start anyway.
+// No HS_FLAG_UTF8: invalid UTF-8 would be undefined behaviour, so both engines scan bytes.
+[[nodiscard]] inline unsigned hsFlags(const Rule& r) {
+  unsigned f = 0;
+  if (r.caseless) f |= HS_FLAG_CASELESS;
+  if (r.dotall) f |= HS_FLAG_DOTALL;
+  if (r.multiline) f |= HS_FLAG_MULTILINE;
+  return f;
+}
+
+[[nodiscard]] std::string re2Pattern(const Rule& r);
+[[nodiscard]] std::unique_ptr<re2::RE2> compileRe2(const Rule& r);
+
+}  // namespace mcpgate::dlp

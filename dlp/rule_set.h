@@ -1,0 +1,75 @@
+#pragma once
+
+// An immutable, compiled set of rules: one Hyperscan block-mode database for every pattern, and
+// per rule the RE2 programs that confirm a candidate and find its exact span. Built once, shared
+// by every scanning thread as shared_ptr<const RuleSet>; a reload builds a new one.
+
+#include <hs/hs.h>
+
+#include <cstddef>
+#include <expected>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "dlp/error.h"
+#include "dlp/hs_util.h"
+#include "dlp/rule.h"
+
+namespace mcpgate::dlp {
+
+struct LoadOptions {
+  // Where serialized databases are kept between runs, keyed by a hash of the rules and the
+  // Hyperscan version; empty disables the cache.
+  std::filesystem::path cache_dir;
+};
+
+class RuleSet {
+ public:
+  // Loads every rule file named by `paths` (files, or directories searched for *.yaml/*.yml).
+  [[nodiscard]] static std::expected<std::shared_ptr<const RuleSet>, Error> load(
+      std::span<const std::filesystem::path> paths, const LoadOptions& options = {});
+  // Compiles rules built in code (tests, benchmarks). Ids must be unique.
+  [[nodiscard]] static std::expected<std::shared_ptr<const RuleSet>, Error> fromRules(
+      std::vector<Rule> rules, const LoadOptions& options = {});
+
+  ~RuleSet();
+  RuleSet(const RuleSet&) = delete;
+  RuleSet& operator=(const RuleSet&) = delete;
+
+  [[nodiscard]] const std::vector<Rule>& rules() const { return rules_; }
+  [[nodiscard]] std::size_t size() const { return rules_.size(); }
+  [[nodiscard]] const Rule* find(std::string_view id) const;
+  // SHA-256 over everything that affects the compiled database, in hex.
+  [[nodiscard]] const std::string& hash() const { return hash_; }
+  // True if the database came from the cache instead of being compiled.
+  [[nodiscard]] bool fromCache() const { return from_cache_; }
+
+  // For the scanner.
+  struct Confirm {
+    std::unique_ptr<re2::RE2> re;
+    std::vector<std::unique_ptr<re2::RE2>> exclude;
+    // Widest match the pattern can produce, bounded: the RE2 window around a reported end.
+    std::size_t window = 0;
+  };
+  [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
+  [[nodiscard]] const Confirm& confirm(std::size_t rule_index) const {
+    return confirm_[rule_index];
+  }
+
+ private:
+  RuleSet() = default;
+
+  std::vector<Rule> rules_;
+  std::vector<Confirm> confirm_;
+  std::unordered_map<std::string, std::size_t> by_id_;
+  HsDatabase db_;
+  std::string hash_;
+  bool from_cache_ = false;
+};
+
+}  // namespace mcpgate::dlp

@@ -1,0 +1,353 @@
+#include "dlp/scanner.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <tuple>
+
+#include "dlp/decode.h"
+#include "dlp/hs_util.h"
+#include "dlp/normalize.h"
+#include "dlp/validators.h"
+
+namespace mcpgate::dlp {
+namespace {
+
+// Keywords count if they occur this far before a match (a key name, "token:", a provider name
+// on the same line) or shortly after it.
+constexpr std::size_t kKeywordBefore = 256;
+constexpr std::size_t kKeywordAfter = 32;
+// RE2 retries on one reported end: an earlier real match can sit in the window before it.
+constexpr int kMaxConfirmAttempts = 4;
+// Submatch slots: secret_group is limited to 9 in checkRule's callers.
+constexpr int kMaxGroups = 10;
+
+// Per-thread scan state. Hyperscan scratch is not re-entrant and must not be allocated on the
+// scan path, so each thread keeps one, grown (hs_alloc_scratch) only when it meets a database
+// that needs more. The per-rule arrays let the match callback skip ends that a confirmed match
+// already covers; `stamp` makes resetting them O(1) per pass.
+struct ThreadState {
+  HsScratch scratch;
+  std::string prepared_for;  // RuleSet::hash() the scratch was last checked against
+  std::vector<std::uint32_t> stamp;
+  std::vector<std::size_t> covered;  // end of the last match found for the rule
+  std::vector<std::size_t> skip;     // reported ends up to here need no RE2 run
+  std::uint32_t gen = 0;
+};
+thread_local ThreadState tls;
+
+bool prepareThread(const RuleSet& rs) {
+  auto& t = tls;
+  if (t.prepared_for != rs.hash() || !t.scratch) {
+    hs_scratch_t* s = t.scratch.release();
+    if (hs_alloc_scratch(rs.database(), &s) != HS_SUCCESS) {
+      t.scratch.reset(s);
+      return false;
+    }
+    t.scratch.reset(s);
+    t.prepared_for = rs.hash();
+  }
+  if (t.stamp.size() < rs.size()) {
+    t.stamp.resize(rs.size(), 0);
+    t.covered.resize(rs.size(), 0);
+    t.skip.resize(rs.size(), 0);
+  }
+  return true;
+}
+
+bool containsCaseless(std::string_view hay, std::string_view needle) {
+  if (needle.empty() || hay.size() < needle.size()) return false;
+  const auto lower = [](char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  const auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
+                              [&](char a, char b) { return lower(a) == b; });
+  return it != hay.end();
+}
+
+re2::StringPiece piece(std::string_view s) { return {s.data(), s.size()}; }
+
+struct Hit {
+  std::uint32_t rule;
+  std::size_t start;
+  std::size_t end;
+  std::string decoded_by;
+};
+
+// One scan of one top-level string, through all its normalized and decoded layers.
+class Run {
+ public:
+  Run(const RuleSet& rs, Direction dir, const Policy& policy, std::string_view context)
+      : rs_(rs), dir_(dir), policy_(policy), context_(context), budget_(policy.max_decoded_bytes) {}
+
+  bool failed = false;
+
+  void layer(std::string_view text, std::size_t depth, std::vector<Hit>& out) {
+    hsPass(text, out);
+    if (failed) return;
+    MappedText norm;
+    const MappedText* norm_map = nullptr;
+    std::string_view base = text;
+    if (policy_.normalize && hasNonAscii(text)) {
+      norm = normalize(text);
+      if (norm.text != text) {
+        const std::size_t first = out.size();
+        hsPass(norm.text, out);
+        for (std::size_t i = first; i < out.size(); ++i) {
+          std::tie(out[i].start, out[i].end) = norm.toSource(out[i].start, out[i].end);
+          out[i].decoded_by = "unicode";
+        }
+        base = norm.text;
+        norm_map = &norm;
+      }
+    }
+    if (!policy_.decode || depth >= policy_.max_decode_depth || budget_ == 0) return;
+    for (auto& d : decodeAll(base, budget_)) {
+      std::vector<Hit> sub;
+      layer(d.mapped.text, depth + 1, sub);
+      for (auto& h : sub) {
+        auto [s, e] = d.mapped.toSource(h.start, h.end);
+        if (norm_map != nullptr) std::tie(s, e) = norm_map->toSource(s, e);
+        std::string tag(toString(d.encoding));
+        if (!h.decoded_by.empty()) tag += ">" + h.decoded_by;
+        out.push_back(Hit{h.rule, s, e, std::move(tag)});
+      }
+    }
+  }
+
+ private:
+  struct Pass {
+    Run* run;
+    std::string_view text;
+    std::vector<Hit>* out;
+  };
+
+  void hsPass(std::string_view text, std::vector<Hit>& out) {
+    if (text.empty()) return;
+    if (text.size() > UINT_MAX || !prepareThread(rs_)) {
+      failed = true;
+      return;
+    }
+    auto& t = tls;
+    if (++t.gen == 0) {  // wrapped: old stamps could collide with the new generation
+      std::ranges::fill(t.stamp, 0);
+      t.gen = 1;
+    }
+    Pass pass{this, text, &out};
+    if (hs_scan(rs_.database(), text.data(), static_cast<unsigned>(text.size()), 0, t.scratch.get(),
+                &Run::onMatch, &pass) != HS_SUCCESS) {
+      failed = true;
+    }
+  }
+
+  static int onMatch(unsigned id, unsigned long long /*from*/, unsigned long long to,
+                     unsigned /*flags*/, void* ctx) {
+    auto& pass = *static_cast<Pass*>(ctx);
+    pass.run->confirm(id, static_cast<std::size_t>(to), pass.text, *pass.out);
+    return 0;
+  }
+
+  void confirm(unsigned id, std::size_t to, std::string_view text, std::vector<Hit>& out) {
+    auto& t = tls;
+    if (t.stamp[id] != t.gen) {
+      t.stamp[id] = t.gen;
+      t.covered[id] = 0;
+      t.skip[id] = 0;
+    }
+    if (to <= t.skip[id]) return;
+    const Rule& r = rs_.rules()[id];
+    if ((!policy_.all_directions && !r.appliesTo(dir_)) ||
+        (!policy_.disabled.empty() && policy_.disabled.contains(r.id))) {
+      t.skip[id] = std::numeric_limits<std::size_t>::max();
+      return;
+    }
+    const auto& cf = rs_.confirm(id);
+    std::size_t lo = std::max(t.covered[id], to > cf.window ? to - cf.window : 0);
+    const std::size_t hi = std::min(text.size(), to + cf.window);
+    re2::StringPiece g[kMaxGroups];
+    const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
+    for (int attempt = 0; attempt < kMaxConfirmAttempts; ++attempt) {
+      if (!cf.re->Match(piece(text), lo, hi, re2::RE2::UNANCHORED, g, ngroups)) {
+        t.skip[id] = std::max(t.skip[id], hi);
+        return;
+      }
+      const std::size_t ms = static_cast<std::size_t>(g[0].data() - text.data());
+      const std::size_t me = ms + g[0].size();
+      t.covered[id] = me;
+      t.skip[id] = std::max(t.skip[id], me);
+      accept(id, r, cf, text, ms, me, g[ngroups - 1], out);
+      // A match ending before `to` was a different (earlier) one; look again after it.
+      if (me >= to || me == ms) return;
+      lo = me;
+    }
+  }
+
+  void accept(unsigned id, const Rule& r, const RuleSet::Confirm& cf, std::string_view text,
+              std::size_t ms, std::size_t me, re2::StringPiece group, std::vector<Hit>& out) {
+    if (group.data() == nullptr) return;  // the secret group did not take part in this match
+    const std::string_view secret(group.data(), group.size());
+    if (secret.size() < r.min_length || (r.max_length != 0 && secret.size() > r.max_length)) {
+      return;
+    }
+    if (!r.keywords.empty()) {
+      const std::size_t kb = ms > kKeywordBefore ? ms - kKeywordBefore : 0;
+      const std::string_view near = text.substr(kb, std::min(text.size(), me + kKeywordAfter) - kb);
+      const bool found = std::ranges::any_of(r.keywords, [&](const std::string& k) {
+        return containsCaseless(near, k) || containsCaseless(context_, k);
+      });
+      if (!found) return;
+    }
+    for (const auto& w : r.stopwords) {
+      if (containsCaseless(secret, w)) return;
+    }
+    for (const auto& x : cf.exclude) {
+      if (re2::RE2::PartialMatch(piece(secret), *x)) return;
+    }
+    switch (r.validator) {
+      case ValidatorKind::kNone:
+        break;
+      case ValidatorKind::kLuhn:
+        if (!luhnValid(secret)) return;
+        break;
+      case ValidatorKind::kIban:
+        if (!ibanValid(secret)) return;
+        break;
+      case ValidatorKind::kEntropy:
+        if (shannonEntropy(secret) < r.min_entropy) return;
+        break;
+    }
+    const auto start = static_cast<std::size_t>(secret.data() - text.data());
+    out.push_back(Hit{id, start, start + secret.size(), {}});
+  }
+
+  const RuleSet& rs_;
+  Direction dir_;
+  const Policy& policy_;
+  std::string_view context_;
+  std::size_t budget_;
+};
+
+// One finding per rule per overlapping region: the plain view and a decoded view of the same
+// secret, or two matches that touch, become one; the plainest `decoded_by` wins.
+void mergeHits(std::vector<Hit>& hits) {
+  if (hits.size() < 2) return;
+  std::ranges::sort(hits, [](const Hit& a, const Hit& b) {
+    return std::tie(a.rule, a.start, a.end) < std::tie(b.rule, b.start, b.end);
+  });
+  std::size_t w = 0;
+  for (std::size_t i = 1; i < hits.size(); ++i) {
+    Hit& cur = hits[w];
+    Hit& h = hits[i];
+    if (h.rule == cur.rule && h.start < cur.end) {
+      cur.end = std::max(cur.end, h.end);
+      if (h.decoded_by.size() < cur.decoded_by.size()) cur.decoded_by = std::move(h.decoded_by);
+    } else {
+      hits[++w] = std::move(h);
+    }
+  }
+  hits.resize(w + 1);
+  std::ranges::sort(hits, [](const Hit& a, const Hit& b) {
+    return std::tie(a.start, a.end, a.rule) < std::tie(b.start, b.end, b.rule);
+  });
+}
+
+void appendPointerToken(std::string& ptr, std::string_view key) {
+  ptr.push_back('/');
+  for (const char c : key) {
+    if (c == '~') {
+      ptr += "~0";
+    } else if (c == '/') {
+      ptr += "~1";
+    } else {
+      ptr.push_back(c);
+    }
+  }
+}
+
+class JsonWalker {
+ public:
+  JsonWalker(const RuleSet& rs, Direction dir, const Policy& policy, Findings& out)
+      : rs_(rs), dir_(dir), policy_(policy), out_(out) {}
+
+  void walk(const nlohmann::json& v, std::string_view context) {
+    switch (v.type()) {
+      case nlohmann::json::value_t::string:
+        scanString(v.get_ref<const std::string&>(), context, false);
+        break;
+      case nlohmann::json::value_t::object:
+        for (const auto& [key, child] : v.items()) {
+          const std::size_t mark = ptr_.size();
+          appendPointerToken(ptr_, key);
+          scanString(key, {}, true);
+          walk(child, key);
+          ptr_.resize(mark);
+        }
+        break;
+      case nlohmann::json::value_t::array: {
+        std::size_t i = 0;
+        for (const auto& child : v) {
+          const std::size_t mark = ptr_.size();
+          appendPointerToken(ptr_, std::to_string(i++));
+          walk(child, context);
+          ptr_.resize(mark);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void scanString(std::string_view text, std::string_view context, bool in_key) {
+    Run run(rs_, dir_, policy_, context);
+    hits_.clear();
+    run.layer(text, 0, hits_);
+    if (run.failed) out_.failed = true;
+    mergeHits(hits_);
+    for (const auto& h : hits_) {
+      const Rule& r = rs_.rules()[h.rule];
+      const auto a = policy_.actions.find(r.id);
+      out_.items.push_back(Finding{&r, a == policy_.actions.end() ? r.action : a->second, ptr_,
+                                   in_key, h.start, h.end, h.decoded_by});
+    }
+  }
+
+ private:
+  const RuleSet& rs_;
+  Direction dir_;
+  const Policy& policy_;
+  Findings& out_;
+  std::string ptr_;
+  std::vector<Hit> hits_;
+};
+
+}  // namespace
+
+Action Findings::strongest() const {
+  Action a = failed ? Action::kBlock : Action::kLog;
+  for (const auto& f : items) a = std::max(a, f.action);
+  return a;
+}
+
+Findings Scanner::scan(const nlohmann::json& message, Direction direction,
+                       const Policy& policy) const {
+  Findings out;
+  out.rules = rules_;
+  JsonWalker walker(*rules_, direction, policy, out);
+  walker.walk(message, {});
+  return out;
+}
+
+Findings Scanner::scanText(std::string_view text, Direction direction, const Policy& policy,
+                           std::string_view context) const {
+  Findings out;
+  out.rules = rules_;
+  JsonWalker walker(*rules_, direction, policy, out);
+  walker.scanString(text, context, false);
+  return out;
+}
+
+}  // namespace mcpgate::dlp

@@ -1,0 +1,33 @@
+#pragma once
+
+// Derived text (normalized or decoded) together with where each of its bytes came from, so a
+// finding in the derived text can be mapped back onto the characters the user actually sent.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mcpgate::dlp {
+
+struct MappedText {
+  std::string text;
+  // For byte i of `text`: the source bytes [src_begin[i], src_end[i]) that produced it.
+  std::vector<std::uint32_t> src_begin;
+  std::vector<std::uint32_t> src_end;
+
+  void push(char c, std::size_t begin, std::size_t end) {
+    text.push_back(c);
+    src_begin.push_back(static_cast<std::uint32_t>(begin));
+    src_end.push_back(static_cast<std::uint32_t>(end));
+  }
+  // The source span covering derived bytes [start, end); end > start.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> toSource(std::size_t start,
+                                                             std::size_t end) const {
+    return {src_begin[start], src_end[end - 1]};
+  }
+};
+
+}  // namespace mcpgate::dlp
