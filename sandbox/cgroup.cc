@@ -78,12 +78,12 @@ std::string readText(const std::string& path) {
 
 bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
-void killAndRemove(const std::string& dir) {
+void killAndRemove(const std::string& dir, int attempts = 200) {
   if (dir.empty()) return;
   if (fileExists(dir + "/cgroup.kill")) (void)writeText(dir + "/cgroup.kill", "1");
   // The pid namespace's init has usually taken everything with it already;
   // this catches the rest, then waits for the kernel to let the group go.
-  for (int attempt = 0; attempt < 200; ++attempt) {
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     std::stringstream procs(readText(dir + "/cgroup.procs"));
     pid_t pid = 0;
     while (procs >> pid) ::kill(pid, SIGKILL);
@@ -213,7 +213,8 @@ std::expected<void, Error> Cgroup::addProcess(pid_t pid) {
 bool Cgroup::memoryLimitHit() const {
   if (memory_dir_.empty()) return false;
   // v1 memory.oom_control and v2 memory.events both carry "oom_kill N".
-  std::stringstream ss(readText(memory_dir_ + (memory_v2_ ? "/memory.events" : "/memory.oom_control")));
+  std::stringstream ss(
+      readText(memory_dir_ + (memory_v2_ ? "/memory.events" : "/memory.oom_control")));
   std::string key;
   std::uint64_t value = 0;
   while (ss >> key >> value) {
@@ -239,9 +240,11 @@ void removeStaleCgroups() {
       std::string name = entry->d_name;
       if (!name.starts_with(kPrefix)) continue;
       pid_t owner = static_cast<pid_t>(std::atol(name.c_str() + std::string(kPrefix).size()));
-      // Only groups whose supervisor is gone; rmdir refuses non-empty ones.
+      // Only groups whose supervisor is gone. Its init may still be a zombie
+      // waiting for the host's init to reap it, which keeps the group busy:
+      // one attempt, and a later spawn retries, so no spawn waits for this.
       if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) {
-        (void)::rmdir((probe.parent + "/" + name).c_str());
+        killAndRemove(probe.parent + "/" + name, 1);
       }
     }
     ::closedir(dir);

@@ -19,10 +19,10 @@
 namespace mcpgate::sandbox {
 
 struct ControllerProbe {
-  std::string controller;   // "memory" or "pids"
-  std::string parent;       // directory we would create our group in; empty when unavailable
+  std::string controller;  // "memory" or "pids"
+  std::string parent;      // directory we would create our group in; empty when unavailable
   bool v2 = false;
-  std::string why_not;      // set when unavailable
+  std::string why_not;  // set when unavailable
 };
 
 // Where this process could create a group with `controller`, or why it cannot.

@@ -96,9 +96,10 @@ void resetSignals(const sigset_t& mask) {
   ::execve(p.path.c_str(), argv.data(), envp.data());
   int err = errno;
   fail(error_fd, err == ENOENT ? kExitNotFound : kExitCannotExec,
-       sysError("exec " + p.path + (err == ENOENT ? " (is it visible inside the sandbox? only /usr "
-                                                     "and the configured binds are)"
-                                                   : ""),
+       sysError("exec " + p.path +
+                    (err == ENOENT ? " (is it visible inside the sandbox? only /usr "
+                                     "and the configured binds are)"
+                                   : ""),
                 err)
            .message);
 }
@@ -116,6 +117,11 @@ void resetSignals(const sigset_t& mask) {
   }
   pollfd pfd{go_fd, POLLIN, 0};
   if (::poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLHUP) != 0) ::_exit(kExitSandboxFailed);
+  // The init is a copy of the supervisor (its environment, its memory): the
+  // server must not read it through /proc/1 or attach to it.
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    fail(error_fd, kExitSandboxFailed, sysError("PR_SET_DUMPABLE").message);
+  }
 
   orFail(setHostname(p.hostname), error_fd);
   if (p.policy->network == NetworkMode::kNone) orFail(bringUpLoopback(), error_fd);
@@ -150,8 +156,10 @@ ChildResult readVerdict(int fd) {
   }
   if (text.empty()) return {};
   auto colon = text.find(':');
-  int code = colon == std::string::npos ? kExitSandboxFailed : std::atoi(text.substr(0, colon).c_str());
-  return {code == 0 ? kExitSandboxFailed : code, colon == std::string::npos ? text : text.substr(colon + 1)};
+  int code =
+      colon == std::string::npos ? kExitSandboxFailed : std::atoi(text.substr(0, colon).c_str());
+  return {code == 0 ? kExitSandboxFailed : code,
+          colon == std::string::npos ? text : text.substr(colon + 1)};
 }
 
 pid_t cloneInto(unsigned long flags) {
@@ -190,8 +198,9 @@ int runContained(const SpawnSpec& spec) {
   // cgroup limits for the whole tree.
   removeStaleCgroups();
   std::vector<std::string> unavailable;
-  Cgroup cgroup = Cgroup::create(spec.name.empty() ? "server" : spec.name,
-                                 {policy.limits.memory_bytes, policy.limits.processes}, unavailable);
+  Cgroup cgroup =
+      Cgroup::create(spec.name.empty() ? "server" : spec.name,
+                     {policy.limits.memory_bytes, policy.limits.processes}, unavailable);
   for (const auto& reason : unavailable) {
     auto colon = reason.find(':');
     std::string layer = "cgroup-" + reason.substr(0, colon);
@@ -204,15 +213,16 @@ int runContained(const SpawnSpec& spec) {
   }
 
   // Namespaces: user, pid, mount, ipc, uts, cgroup, and network unless host.
-  if (auto r = dropSupplementaryGroupsIfRoot(); !r) return say(r.error().message), kExitSandboxFailed;
+  if (auto r = dropSupplementaryGroupsIfRoot(); !r)
+    return say(r.error().message), kExitSandboxFailed;
   p.server_mask = blockSupervisorSignals();
   std::array<int, 2> go{}, verdict{};
   if (::pipe2(go.data(), O_CLOEXEC) != 0 || ::pipe2(verdict.data(), O_CLOEXEC) != 0) {
     return say(sysError("pipe2").message), kExitSandboxFailed;
   }
   UniqueFd go_read(go[0]), go_write(go[1]), verdict_read(verdict[0]), verdict_write(verdict[1]);
-  unsigned long flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-                        CLONE_NEWCGROUP;
+  unsigned long flags =
+      CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
   bool own_net = policy.network == NetworkMode::kNone;
   pid_t init = cloneInto(flags | (own_net ? CLONE_NEWNET : 0));
   if (init < 0 && own_net && degrade) {
@@ -239,20 +249,26 @@ int runContained(const SpawnSpec& spec) {
     say(message);
     return kExitSandboxFailed;
   };
-  if (auto r = writeIdMaps(init, sandboxHostIds()); !r) return abort("uid/gid maps: " + r.error().message);
+  if (auto r = writeIdMaps(init, sandboxHostIds()); !r)
+    return abort("uid/gid maps: " + r.error().message);
   if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
 
-  report.enforced = {"user", "pid", "mount", "ipc", "uts", "rlimits", "seccomp", "no_new_privs",
+  report.enforced = {"user",         "pid",         "mount",          "ipc",
+                     "uts",          "rlimits",     "seccomp",        "no_new_privs",
                      "capabilities", "environment", "die-with-parent"};
   if (own_net) report.enforced.insert(report.enforced.begin() + 3, "network");
-  if (!own_net && policy.network == NetworkMode::kHost) report.noted.push_back("network: host (by policy)");
+  if (!own_net && policy.network == NetworkMode::kHost)
+    report.noted.push_back("network: host (by policy)");
   if (cgroup.hasMemory()) report.enforced.push_back("cgroup-memory");
   if (cgroup.hasPids()) report.enforced.push_back("cgroup-pids");
-  report.noted.push_back("address space not capped (V8 reserves large ranges; memory is capped by cgroup)");
-  for (const auto& name : p.env.dropped) report.noted.push_back("environment variable dropped: " + name);
+  report.noted.push_back(
+      "address space not capped (V8 reserves large ranges; memory is capped by cgroup)");
+  for (const auto& name : p.env.dropped)
+    report.noted.push_back("environment variable dropped: " + name);
   if (policy.report) say(report.toJson(spec.name));
 
-  if (::write(go_write.get(), "g", 1) != 1) return abort(sysError("release the sandbox init").message);
+  if (::write(go_write.get(), "g", 1) != 1)
+    return abort(sysError("release the sandbox init").message);
   ChildResult verdict_result = readVerdict(verdict_read.get());
   if (verdict_result.code != 0) {
     ::waitpid(init, nullptr, 0);

@@ -215,7 +215,8 @@ int sandboxInitMain(std::span<char* const> args) {
     }
   }
   if (fd < 0) {
-    const char msg[] = "mcpgate sandbox-init: internal mode, started by the gateway with --spec-fd N\n";
+    const char msg[] =
+        "mcpgate sandbox-init: internal mode, started by the gateway with --spec-fd N\n";
     (void)::write(STDERR_FILENO, msg, sizeof msg - 1);
     return 2;
   }
@@ -223,8 +224,9 @@ int sandboxInitMain(std::span<char* const> args) {
   ::close(fd);
   auto spec = text ? decodeSpec(*text) : std::unexpected(text.error());
   if (!spec || !spec->sandbox) {
-    std::string msg = "mcpgate sandbox-init: " +
-                      (spec ? std::string("the spec carries no sandbox policy") : spec.error().message) + "\n";
+    std::string msg =
+        "mcpgate sandbox-init: " +
+        (spec ? std::string("the spec carries no sandbox policy") : spec.error().message) + "\n";
     (void)::write(STDERR_FILENO, msg.data(), msg.size());
     return kExitSandboxFailed;
   }

@@ -16,16 +16,39 @@ std::string upper(std::string_view s) {
 // Each of these makes a dynamic loader, an interpreter or a shell run code
 // the operator did not choose, or changes where it looks for code.
 constexpr std::array<std::string_view, 2> kDeniedPrefixes = {"LD_", "DYLD_"};
-constexpr std::array<std::string_view, 33> kDeniedNames = {
-    "NODE_OPTIONS",   "NODE_PATH",      "NODE_REPL_EXTERNAL_MODULE", "NPM_CONFIG_NODE_OPTIONS",
-    "PYTHONPATH",     "PYTHONSTARTUP",  "PYTHONHOME",                "PYTHONINSPECT",
-    "PYTHONUSERBASE", "PYTHONBREAKPOINT", "PYTHONWARNINGS",          "BASH_ENV",
-    "ENV",            "PERL5LIB",       "PERL5OPT",                  "PERLLIB",
-    "RUBYLIB",        "RUBYOPT",        "JAVA_TOOL_OPTIONS",         "_JAVA_OPTIONS",
-    "JDK_JAVA_OPTIONS", "GCONV_PATH",   "GLIBC_TUNABLES",            "MALLOC_CHECK_",
-    "HOSTALIASES",    "LOCPATH",        "NLSPATH",                   "RES_OPTIONS",
-    "LOCALDOMAIN",    "SHELLOPTS",      "BASHOPTS",                  "PS4",
-    "IFS"};
+constexpr std::array<std::string_view, 33> kDeniedNames = {"NODE_OPTIONS",
+                                                           "NODE_PATH",
+                                                           "NODE_REPL_EXTERNAL_MODULE",
+                                                           "NPM_CONFIG_NODE_OPTIONS",
+                                                           "PYTHONPATH",
+                                                           "PYTHONSTARTUP",
+                                                           "PYTHONHOME",
+                                                           "PYTHONINSPECT",
+                                                           "PYTHONUSERBASE",
+                                                           "PYTHONBREAKPOINT",
+                                                           "PYTHONWARNINGS",
+                                                           "BASH_ENV",
+                                                           "ENV",
+                                                           "PERL5LIB",
+                                                           "PERL5OPT",
+                                                           "PERLLIB",
+                                                           "RUBYLIB",
+                                                           "RUBYOPT",
+                                                           "JAVA_TOOL_OPTIONS",
+                                                           "_JAVA_OPTIONS",
+                                                           "JDK_JAVA_OPTIONS",
+                                                           "GCONV_PATH",
+                                                           "GLIBC_TUNABLES",
+                                                           "MALLOC_CHECK_",
+                                                           "HOSTALIASES",
+                                                           "LOCPATH",
+                                                           "NLSPATH",
+                                                           "RES_OPTIONS",
+                                                           "LOCALDOMAIN",
+                                                           "SHELLOPTS",
+                                                           "BASHOPTS",
+                                                           "PS4",
+                                                           "IFS"};
 
 }  // namespace
 

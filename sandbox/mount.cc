@@ -26,14 +26,16 @@ constexpr std::string_view kNew = "/newroot";
 // Files and directories of /etc that runtimes read: name resolution, TLS
 // roots, the dynamic loader's cache, Debian's alternatives symlinks.
 constexpr std::array<std::string_view, 14> kEtcEntries = {
-    "resolv.conf",  "hosts",       "nsswitch.conf", "host.conf", "gai.conf",
-    "localtime",    "ssl",         "ca-certificates", "ca-certificates.conf", "alternatives",
-    "ld.so.cache",  "ld.so.conf",  "ld.so.conf.d",  "mime.types"};
+    "resolv.conf",  "hosts",           "nsswitch.conf",
+    "host.conf",    "gai.conf",        "localtime",
+    "ssl",          "ca-certificates", "ca-certificates.conf",
+    "alternatives", "ld.so.cache",     "ld.so.conf",
+    "ld.so.conf.d", "mime.types"};
 
 // Top-level entries that are symlinks into /usr on usrmerge systems; on other
 // systems they are directories and are bound read-only.
-constexpr std::array<std::string_view, 6> kUsrLinks = {"bin", "sbin", "lib", "lib32", "lib64",
-                                                       "libx32"};
+constexpr std::array<std::string_view, 6> kUsrLinks = {"bin",   "sbin",  "lib",
+                                                       "lib32", "lib64", "libx32"};
 
 constexpr std::array<std::string_view, 5> kDevices = {"null", "zero", "full", "random", "urandom"};
 
@@ -43,7 +45,10 @@ std::string oldPath(std::string_view host) { return std::string(kOld) + std::str
 std::expected<void, Error> doMount(const char* src, const std::string& dst, const char* type,
                                    unsigned long flags, const char* data = nullptr) {
   if (::mount(src, dst.c_str(), type, flags, data) != 0) {
-    return std::unexpected(sysError(std::string("mount ") + (type ? type : src ? src : "") +
+    return std::unexpected(sysError(std::string("mount ") +
+                                    (type  ? type
+                                     : src ? src
+                                           : "") +
                                     " on " + dst));
   }
   return {};
@@ -166,13 +171,15 @@ std::expected<void, Error> dev() {
     std::string host = "/dev/" + std::string(name);
     if (auto r = bindMount(host, host, false, MOUNT_ATTR_NOEXEC); !r) return r;
   }
-  const std::array<std::pair<const char*, const char*>, 5> links = {{{"/proc/self/fd", "/dev/fd"},
-                                                                     {"/proc/self/fd/0", "/dev/stdin"},
-                                                                     {"/proc/self/fd/1", "/dev/stdout"},
-                                                                     {"/proc/self/fd/2", "/dev/stderr"},
-                                                                     {"/tmp", "/dev/shm"}}};
+  const std::array<std::pair<const char*, const char*>, 5> links = {
+      {{"/proc/self/fd", "/dev/fd"},
+       {"/proc/self/fd/0", "/dev/stdin"},
+       {"/proc/self/fd/1", "/dev/stdout"},
+       {"/proc/self/fd/2", "/dev/stderr"},
+       {"/tmp", "/dev/shm"}}};
   for (const auto& [target, link] : links) {
-    if (::symlink(target, newPath(link).c_str()) != 0) return std::unexpected(sysError("symlink " + std::string(link)));
+    if (::symlink(target, newPath(link).c_str()) != 0)
+      return std::unexpected(sysError("symlink " + std::string(link)));
   }
   return restrict(newPath("/dev"), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 }
@@ -205,7 +212,8 @@ std::expected<void, Error> enterNewRoot() {
   if (::chdir(std::string(kNew).c_str()) != 0) return std::unexpected(sysError("chdir new root"));
   // pivot_root(".", ".") stacks the old root on top of the new one; the
   // detach below then leaves only the new root.
-  if (::syscall(SYS_pivot_root, ".", ".") != 0) return std::unexpected(sysError("pivot_root to the new root"));
+  if (::syscall(SYS_pivot_root, ".", ".") != 0)
+    return std::unexpected(sysError("pivot_root to the new root"));
   if (::umount2(".", MNT_DETACH) != 0) return std::unexpected(sysError("detach the scratch root"));
   if (::chdir("/") != 0) return std::unexpected(sysError("chdir /"));
   // The root itself holds only mount points and two generated /etc files.
@@ -221,7 +229,8 @@ std::expected<void, Error> enterNewRoot() {
 std::expected<void, Error> buildRoot(const SandboxPolicy& policy) {
   // Nothing we mount may propagate back to the host.
   if (auto r = doMount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE); !r) return r;
-  if (auto r = doMount("tmpfs", kScratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755"); !r) {
+  if (auto r = doMount("tmpfs", kScratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755");
+      !r) {
     return r;
   }
   std::string scratch_old = std::string(kScratch) + std::string(kOld);
@@ -233,7 +242,8 @@ std::expected<void, Error> buildRoot(const SandboxPolicy& policy) {
     return std::unexpected(sysError("pivot_root to the scratch tmpfs"));
   }
   if (::chdir("/") != 0) return std::unexpected(sysError("chdir /"));
-  if (auto r = doMount("tmpfs", std::string(kNew), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755");
+  if (auto r =
+          doMount("tmpfs", std::string(kNew), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755");
       !r) {
     return r;
   }

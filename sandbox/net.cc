@@ -15,7 +15,8 @@ std::expected<void, Error> bringUpLoopback() {
   if (!sock.valid()) return std::unexpected(sysError("socket for loopback setup"));
   ifreq req{};
   std::strncpy(req.ifr_name, "lo", IFNAMSIZ - 1);
-  if (::ioctl(sock.get(), SIOCGIFFLAGS, &req) != 0) return std::unexpected(sysError("SIOCGIFFLAGS lo"));
+  if (::ioctl(sock.get(), SIOCGIFFLAGS, &req) != 0)
+    return std::unexpected(sysError("SIOCGIFFLAGS lo"));
   req.ifr_flags |= IFF_UP | IFF_RUNNING;
   if (::ioctl(sock.get(), SIOCSIFFLAGS, &req) != 0) return std::unexpected(sysError("bring up lo"));
   return {};

@@ -9,8 +9,9 @@ std::expected<std::uint64_t, Error> parseSize(std::string_view text) {
   std::uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc{} || end == text.data()) {
-    return std::unexpected(Error{"invalid size '" + std::string(text) +
-                                 "': expected a number with an optional unit (k, M, G, KiB, MiB, GiB)"});
+    return std::unexpected(
+        Error{"invalid size '" + std::string(text) +
+              "': expected a number with an optional unit (k, M, G, KiB, MiB, GiB)"});
   }
   std::string_view unit(end, text.data() + text.size() - end);
   std::uint64_t scale = 1;
@@ -23,8 +24,8 @@ std::expected<std::uint64_t, Error> parseSize(std::string_view text) {
   } else if (unit == "G" || unit == "GiB" || unit == "GB") {
     scale = 1ULL << 30;
   } else {
-    return std::unexpected(Error{"invalid size unit in '" + std::string(text) +
-                                 "': use k, M, G, KiB, MiB or GiB"});
+    return std::unexpected(
+        Error{"invalid size unit in '" + std::string(text) + "': use k, M, G, KiB, MiB or GiB"});
   }
   if (value > std::numeric_limits<std::uint64_t>::max() / scale) {
     return std::unexpected(Error{"size too large: " + std::string(text)});

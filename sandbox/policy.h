@@ -30,10 +30,10 @@ enum class NetworkMode {
 
 // Zero means "no limit" for every field.
 struct Limits {
-  std::uint64_t memory_bytes = 1ULL << 30;  // cgroup memory limit (RLIMIT_AS breaks V8)
-  std::uint64_t processes = 256;            // cgroup pids.max and RLIMIT_NPROC
-  std::uint64_t open_files = 1024;          // RLIMIT_NOFILE
-  std::uint64_t cpu_seconds = 3600;         // RLIMIT_CPU
+  std::uint64_t memory_bytes = 1ULL << 30;      // cgroup memory limit (RLIMIT_AS breaks V8)
+  std::uint64_t processes = 256;                // cgroup pids.max and RLIMIT_NPROC
+  std::uint64_t open_files = 1024;              // RLIMIT_NOFILE
+  std::uint64_t cpu_seconds = 3600;             // RLIMIT_CPU
   std::uint64_t file_size_bytes = 64ULL << 20;  // RLIMIT_FSIZE
   std::uint64_t tmpfs_bytes = 128ULL << 20;     // size of /tmp and of HOME
 };

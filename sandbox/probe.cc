@@ -35,8 +35,9 @@ LayerStatus namespaceLayer(const char* layer, int flag, const char* what) {
   if (err == 0) return {layer, true, what};
   std::string why = std::string("unshare failed: ") + std::strerror(err);
   if (flag == CLONE_NEWUSER) {
-    why += " (check kernel.unprivileged_userns_clone, user.max_user_namespaces, or a container "
-           "seccomp profile that blocks unshare)";
+    why +=
+        " (check kernel.unprivileged_userns_clone, user.max_user_namespaces, or a container "
+        "seccomp profile that blocks unshare)";
   } else {
     why += " inside a new user namespace";
   }
@@ -64,32 +65,42 @@ LayerStatus mountApiLayer() {
   // EINVAL for bad arguments means the call exists; ENOSYS means a kernel older than 5.12.
   long r = ::syscall(SYS_mount_setattr, -1, "", 0, nullptr, 0);
   if (r != 0 && errno == ENOSYS) {
-    return {"mount", false, "mount_setattr missing (kernel < 5.12): read-only binds cannot be made recursive"};
+    return {"mount", false,
+            "mount_setattr missing (kernel < 5.12): read-only binds cannot be made recursive"};
   }
   int err = tryUnshare(CLONE_NEWNS);
   if (err != 0) return {"mount", false, std::string("unshare(CLONE_NEWNS): ") + std::strerror(err)};
-  return {"mount", true, "tmpfs root, pivot_root, read-only /usr and /etc files, tmpfs /tmp and HOME"};
+  return {"mount", true,
+          "tmpfs root, pivot_root, read-only /usr and /etc files, tmpfs /tmp and HOME"};
 }
 
 }  // namespace
 
 std::vector<LayerStatus> probeHost() {
   std::vector<LayerStatus> layers;
-  layers.push_back(namespaceLayer("user", CLONE_NEWUSER,
-                                  "server runs as uid 1000 inside, mapped to nobody (root) or the caller"));
-  layers.push_back(namespaceLayer("pid", CLONE_NEWPID, "own PID namespace, init as PID 1, fresh /proc"));
+  layers.push_back(
+      namespaceLayer("user", CLONE_NEWUSER,
+                     "server runs as uid 1000 inside, mapped to nobody (root) or the caller"));
+  layers.push_back(
+      namespaceLayer("pid", CLONE_NEWPID, "own PID namespace, init as PID 1, fresh /proc"));
   layers.push_back(mountApiLayer());
   layers.push_back(namespaceLayer("network", CLONE_NEWNET, "own network namespace, loopback only"));
   layers.push_back(namespaceLayer("ipc", CLONE_NEWIPC, "own System V IPC and POSIX queues"));
   layers.push_back(namespaceLayer("uts", CLONE_NEWUTS, "own hostname mcp-<server>"));
   layers.push_back(cgroupLayer("cgroup-memory", "memory", "memory limit"));
   layers.push_back(cgroupLayer("cgroup-pids", "pids", "pids.max"));
-  layers.push_back({"rlimits", true, "CPU seconds, open files, file size, processes, no core dumps"});
+  layers.push_back(
+      {"rlimits", true, "CPU seconds, open files, file size, processes, no core dumps"});
   layers.push_back(seccompLayer());
   bool nnp = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
-  layers.push_back({"no_new_privs", nnp, nnp ? "setuid and file capabilities ignored" : "prctl(PR_GET_NO_NEW_PRIVS) failed"});
-  layers.push_back({"capabilities", true, "bounding, ambient, inheritable, permitted, effective all empty; securebits locked"});
-  layers.push_back({"environment", true, "declared variables only, denylist enforced, fixed PATH/HOME/TMPDIR"});
+  layers.push_back(
+      {"no_new_privs", nnp,
+       nnp ? "setuid and file capabilities ignored" : "prctl(PR_GET_NO_NEW_PRIVS) failed"});
+  layers.push_back(
+      {"capabilities", true,
+       "bounding, ambient, inheritable, permitted, effective all empty; securebits locked"});
+  layers.push_back(
+      {"environment", true, "declared variables only, denylist enforced, fixed PATH/HOME/TMPDIR"});
   return layers;
 }
 

@@ -9,7 +9,8 @@ namespace {
 
 std::expected<void, Error> setLimit(int resource, const char* name, std::uint64_t value) {
   rlimit current{};
-  if (::getrlimit(resource, &current) != 0) return std::unexpected(sysError(std::string("getrlimit ") + name));
+  if (::getrlimit(resource, &current) != 0)
+    return std::unexpected(sysError(std::string("getrlimit ") + name));
   // Never raise: the hard limit we inherited may be lower (no CAP_SYS_RESOURCE).
   rlim_t v = static_cast<rlim_t>(value);
   if (current.rlim_max != RLIM_INFINITY && v > current.rlim_max) v = current.rlim_max;

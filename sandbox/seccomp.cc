@@ -4,11 +4,11 @@
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <array>
@@ -27,20 +27,65 @@ struct CtxDeleter {
 using Ctx = std::unique_ptr<void, CtxDeleter>;
 
 // Answered EPERM: as if the server lacked the privilege, which it does.
-constexpr std::array kDenied = {
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "perf_event_open",
-    "bpf", "userfaultfd", "keyctl", "add_key", "request_key", "unshare", "setns", "mount",
-    "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
-    "fspick", "mount_setattr", "open_by_handle_at", "name_to_handle_at", "init_module",
-    "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon",
-    "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "iopl", "ioperm", "settimeofday",
-    "clock_settime", "clock_adjtime", "adjtimex", "modify_ldt", "lookup_dcookie", "vhangup",
-    "uselib", "nfsservctl", "sethostname", "setdomainname", "fanotify_init",
-    "io_uring_setup", "io_uring_enter", "io_uring_register"};
+constexpr std::array kDenied = {"ptrace",
+                                "process_vm_readv",
+                                "process_vm_writev",
+                                "kcmp",
+                                "pidfd_getfd",
+                                "perf_event_open",
+                                "bpf",
+                                "userfaultfd",
+                                "keyctl",
+                                "add_key",
+                                "request_key",
+                                "unshare",
+                                "setns",
+                                "mount",
+                                "umount2",
+                                "pivot_root",
+                                "chroot",
+                                "open_tree",
+                                "move_mount",
+                                "fsopen",
+                                "fsconfig",
+                                "fsmount",
+                                "fspick",
+                                "mount_setattr",
+                                "open_by_handle_at",
+                                "name_to_handle_at",
+                                "init_module",
+                                "finit_module",
+                                "delete_module",
+                                "kexec_load",
+                                "kexec_file_load",
+                                "reboot",
+                                "swapon",
+                                "swapoff",
+                                "acct",
+                                "quotactl",
+                                "quotactl_fd",
+                                "syslog",
+                                "iopl",
+                                "ioperm",
+                                "settimeofday",
+                                "clock_settime",
+                                "clock_adjtime",
+                                "adjtimex",
+                                "modify_ldt",
+                                "lookup_dcookie",
+                                "vhangup",
+                                "uselib",
+                                "nfsservctl",
+                                "sethostname",
+                                "setdomainname",
+                                "fanotify_init",
+                                "io_uring_setup",
+                                "io_uring_enter",
+                                "io_uring_register"};
 
 constexpr std::array<std::uint64_t, 7> kNamespaceCloneFlags = {
-    CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS,
-    CLONE_NEWCGROUP};
+    CLONE_NEWNS,  CLONE_NEWUSER, CLONE_NEWPID,   CLONE_NEWNET,
+    CLONE_NEWIPC, CLONE_NEWUTS,  CLONE_NEWCGROUP};
 
 class Builder {
  public:
@@ -51,9 +96,11 @@ class Builder {
     if (!status_) return;
     int nr = seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR) return;
-    int rc = seccomp_rule_add_array(ctx_, action, nr, static_cast<unsigned>(cmps.size()), cmps.data());
+    int rc =
+        seccomp_rule_add_array(ctx_, action, nr, static_cast<unsigned>(cmps.size()), cmps.data());
     if (rc != 0) {
-      status_ = std::unexpected(Error{std::string("seccomp rule for ") + name + ": " + std::strerror(-rc)});
+      status_ = std::unexpected(
+          Error{std::string("seccomp rule for ") + name + ": " + std::strerror(-rc)});
     }
   }
   void rule(const char* name, std::uint32_t action, scmp_arg_cmp cmp) {
@@ -104,7 +151,8 @@ void denyTerminalInjection(Builder& b) {
 // kernel crypto API), ... are attack surface no MCP server needs.
 void denySocketFamilies(Builder& b) {
   for (std::uint64_t family = 0; family < 17; ++family) {
-    if (family == AF_UNIX || family == AF_INET || family == AF_INET6) continue;
+    if (family == AF_UNIX || family == AF_INET || family == AF_INET6 || family == AF_NETLINK)
+      continue;
     b.rule("socket", SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_A0(SCMP_CMP_EQ, family));
   }
   static_assert(AF_NETLINK == 16);
@@ -145,7 +193,8 @@ std::expected<BpfProgram, Error> buildSeccompFilter() {
 }
 
 std::expected<void, Error> loadSeccompFilter(std::span<const sock_filter> program) {
-  sock_fprog prog{static_cast<unsigned short>(program.size()), const_cast<sock_filter*>(program.data())};
+  sock_fprog prog{static_cast<unsigned short>(program.size()),
+                  const_cast<sock_filter*>(program.data())};
   if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
     return std::unexpected(sysError("load the seccomp filter"));
   }

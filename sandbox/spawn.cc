@@ -53,9 +53,10 @@ struct SpawnSetup {
 
 // Starts `path` with stdio on fresh pipes and, when `spec_fd` is valid, that
 // fd as fd 3 (the sandbox-init's spec). Nothing else of ours is inherited.
-std::expected<Child, Error> startProcess(const std::string& path, std::vector<std::string> argv_strings,
-                                         std::vector<std::string> env_strings, const std::string& cwd,
-                                         const UniqueFd& spec_fd) {
+std::expected<Child, Error> startProcess(const std::string& path,
+                                         std::vector<std::string> argv_strings,
+                                         std::vector<std::string> env_strings,
+                                         const std::string& cwd, const UniqueFd& spec_fd) {
   auto in = makePipe();
   auto out = makePipe();
   auto err = makePipe();
@@ -112,7 +113,8 @@ std::expected<Child, Error> startProcess(const std::string& path, std::vector<st
 // The gateway is multithreaded: it only posix_spawns the init binary, which
 // builds the sandbox single-threaded. The spec travels in a sealed memfd.
 std::expected<Child, Error> spawnSandboxed(const SpawnSpec& spec) {
-  if (spec.init_binary.empty()) return std::unexpected(Error{"sandboxed spawn needs an init binary"});
+  if (spec.init_binary.empty())
+    return std::unexpected(Error{"sandboxed spawn needs an init binary"});
   if (auto r = validatePolicy(*spec.sandbox); !r) return std::unexpected(r.error());
   // Refuse here too, so the caller gets the error from spawn() and not as a
   // line on the child's stderr.
@@ -173,7 +175,8 @@ std::optional<int> tryReap(Child& child) {
 }
 
 std::string describeExit(int wait_status) {
-  if (WIFEXITED(wait_status)) return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+  if (WIFEXITED(wait_status))
+    return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
   if (WIFSIGNALED(wait_status)) {
     return std::string("killed by signal ") + std::to_string(WTERMSIG(wait_status)) + " (" +
            ::strsignal(WTERMSIG(wait_status)) + ")";

@@ -19,7 +19,7 @@
 namespace mcpgate::sandbox {
 
 struct SpawnSpec {
-  std::string name;  // server name: used in logs and reports
+  std::string name;     // server name: used in logs and reports
   std::string command;  // absolute path, or a name looked up in the fixed safe PATH
   std::vector<std::string> args;
   // Exactly the variables the operator declared; spawn adds only a fixed PATH and HOME.
@@ -30,12 +30,14 @@ struct SpawnSpec {
   // the sandbox existed). With one, spawn() re-executes `init_binary` in its
   // single-threaded `sandbox-init` mode, which builds the sandbox and execs
   // the server: the multithreaded caller never sets up namespaces itself.
-  std::optional<SandboxPolicy> sandbox = std::nullopt;  // initialized: positional aggregate init stays warning-free
+  std::optional<SandboxPolicy> sandbox =
+      std::nullopt;  // initialized: positional aggregate init stays warning-free
   std::string init_binary = "/proc/self/exe";  // a binary whose main() dispatches sandbox-init
 };
 
 // A running child. With a sandbox, `pid` is the sandbox supervisor: signals
-// sent to it reach the server, and its exit status is the server's. The pipe ends are ours, close-on-exec and non-blocking.
+// sent to it reach the server, and its exit status is the server's. The pipe ends are ours,
+// close-on-exec and non-blocking.
 struct Child {
   pid_t pid = -1;
   UniqueFd pidfd;  // becomes readable when the child exits

@@ -171,7 +171,8 @@ std::expected<SpawnSpec, Error> decodeSpec(std::string_view text) {
       } else if (key == "bind_src") {
         policy.binds.push_back(Bind{value, "", true});
       } else if (key == "bind_dst" || key == "bind_ro") {
-        if (policy.binds.empty()) return std::unexpected(Error{"sandbox spec: " + key + " before bind_src"});
+        if (policy.binds.empty())
+          return std::unexpected(Error{"sandbox spec: " + key + " before bind_src"});
         if (key == "bind_dst") {
           policy.binds.back().dst = value;
         } else {
@@ -208,10 +209,12 @@ std::expected<UniqueFd, Error> makeSpecFd(const std::string& text) {
     done += static_cast<std::size_t>(n);
   }
   // Sealed so that nothing holding the fd can change the spec under the init.
-  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) !=
+      0) {
     return std::unexpected(sysError("sealing the sandbox spec"));
   }
-  if (::lseek(fd.get(), 0, SEEK_SET) != 0) return std::unexpected(sysError("lseek on the sandbox spec"));
+  if (::lseek(fd.get(), 0, SEEK_SET) != 0)
+    return std::unexpected(sysError("lseek on the sandbox spec"));
   return fd;
 }
 

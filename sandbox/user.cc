@@ -53,7 +53,8 @@ std::expected<void, Error> writeIdMaps(pid_t child, HostIds host) {
 std::expected<void, Error> becomeSandboxUser() {
   // When the caller was root, our uid is still host root (unmapped here);
   // switching to the mapped id must not drop the namespace capabilities.
-  if (::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return std::unexpected(sysError("PR_SET_KEEPCAPS"));
+  if (::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
+    return std::unexpected(sysError("PR_SET_KEEPCAPS"));
   if (::setresgid(kSandboxGid, kSandboxGid, kSandboxGid) != 0) {
     return std::unexpected(sysError("setresgid to the sandbox gid"));
   }
@@ -65,7 +66,8 @@ std::expected<void, Error> becomeSandboxUser() {
   if (::syscall(SYS_capget, &header, data) != 0) return std::unexpected(sysError("capget"));
   for (auto& d : data) d.effective = d.permitted;
   if (::syscall(SYS_capset, &header, data) != 0) return std::unexpected(sysError("capset"));
-  if (::prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return std::unexpected(sysError("PR_SET_KEEPCAPS"));
+  if (::prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0)
+    return std::unexpected(sysError("PR_SET_KEEPCAPS"));
   return {};
 }
 

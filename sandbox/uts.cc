@@ -16,7 +16,8 @@ std::string defaultHostname(const std::string& server_name) {
 }
 
 std::expected<void, Error> setHostname(const std::string& name) {
-  if (::sethostname(name.data(), name.size()) != 0) return std::unexpected(sysError("sethostname " + name));
+  if (::sethostname(name.data(), name.size()) != 0)
+    return std::unexpected(sysError("sethostname " + name));
   return {};
 }
 
