@@ -18,6 +18,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +119,15 @@ static void connectTo(const char* action) {
   close(s);
 }
 
+static void connectUnix(const char* action) {
+  int s = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un addr = {0};
+  addr.sun_family = AF_UNIX;
+  strncpy(addr.sun_path, arg(action), sizeof addr.sun_path - 1);
+  report(action, connect(s, (struct sockaddr*)&addr, sizeof addr), NULL);
+  close(s);
+}
+
 static void readFile(const char* action) {
   int fd = open(arg(action), O_RDONLY);
   if (fd < 0) {
@@ -184,6 +194,8 @@ int main(int argc, char** argv) {
       report(a, socket(AF_NETLINK, SOCK_RAW, 0), NULL);
     } else if (!strncmp(a, "connect:", 8)) {
       connectTo(a);
+    } else if (!strncmp(a, "unix:", 5)) {
+      connectUnix(a);
     } else if (!strcmp(a, "forkbomb")) {
       forkBomb(a);
     } else if (!strncmp(a, "membomb:", 8)) {

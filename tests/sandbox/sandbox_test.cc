@@ -12,10 +12,12 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,6 +31,7 @@
 #include "sandbox/policy.h"
 #include "sandbox/spawn.h"
 #include "sandbox/spec_codec.h"
+#include "sandbox/stderr_lines.h"
 
 namespace mcpgate::sandbox {
 namespace {
@@ -292,6 +295,29 @@ TEST_P(Escape, HostLoopbackIsUnreachableWithNetworkNone) {
   ::close(listener);
   EXPECT_EQ(none.action(action), "ECONNREFUSED");
   EXPECT_EQ(host.action(action), "ok");  // the control: the listener was reachable
+}
+
+TEST_P(Escape, ABoundUnixSocketReachesExactlyOneHostService) {
+  fs::path dir = fs::temp_directory_path() / ("mcpgate-sock-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  ::chmod(dir.c_str(), 0755);
+  fs::path path = dir / "svc.sock";
+  int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  ::chmod(path.c_str(), 0777);  // the sandbox's user is nobody on the host
+  // Read-only binds still allow connect(): the kernel checks EROFS only for
+  // files, directories and symlinks.
+  Result r = probe({"--bind", path.string() + ":/run/svc.sock"},
+                   {"unix:/run/svc.sock", "unix:" + path.string()});
+  ::close(listener);
+  fs::remove_all(dir);
+  EXPECT_EQ(r.action("unix:/run/svc.sock"), "ok");
+  EXPECT_EQ(r.action("unix:" + path.string()), "ENOENT");
 }
 
 TEST_P(Escape, DeniedEnvironmentNeverReachesTheServer) {
@@ -570,6 +596,20 @@ TEST(Spawn, RefusesCommandsOutsideTheAllowlistAndDeniedArguments) {
 }
 
 // Units.
+
+TEST(StderrLines, CapsLengthAndRateAndCountsWhatItDrops) {
+  StderrLines lines({/*lines_per_second=*/2, /*burst=*/2, /*max_line_bytes=*/8});
+  auto t0 = StderrLines::Clock::time_point{} + 1h;
+  auto out = lines.feed("0123456789abc\nshort\nthird\nfourth\npart", t0);
+  EXPECT_EQ(out, (std::vector<std::string>{"01234567…[truncated]", "short"}));
+  EXPECT_EQ(lines.takeDropped(), 2u);  // third and fourth: over the burst
+  EXPECT_EQ(lines.takeDropped(), 0u);
+  // One second later the bucket has two lines again.
+  out = lines.feed("ial\nnext\n", t0 + 1s);
+  EXPECT_EQ(out, (std::vector<std::string>{"partial", "next"}));
+  EXPECT_EQ(lines.feed("tail", t0 + 3s), std::vector<std::string>{});
+  EXPECT_EQ(lines.finish(t0 + 3s), std::vector<std::string>{"tail"});
+}
 
 TEST(SpecCodec, RoundTripsEveryField) {
   SpawnSpec spec{"files", "npx", {"-y", "a\nb\\c"}, {{"K", "v=1"}}, "/data"};
