@@ -1,5 +1,7 @@
 #include "sandbox/entry.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -208,11 +210,16 @@ int probe(std::ostream& out) {
 
 int sandboxInitMain(std::span<char* const> args) {
   int fd = -1;
+  pid_t parent = 0;
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-    if (std::strcmp(args[i], "--spec-fd") == 0) {
-      auto n = count(args[i + 1]);
-      if (n && *n < 1024) fd = static_cast<int>(*n);
-    }
+    auto n = count(args[i + 1]);
+    if (std::strcmp(args[i], "--spec-fd") == 0 && n && *n < 1024) fd = static_cast<int>(*n);
+    if (std::strcmp(args[i], "--parent-pid") == 0 && n) parent = static_cast<pid_t>(*n);
+  }
+  if (parent > 0) {
+    // Die with the gateway; if it is already gone, the pdeathsig came too late.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent)
+      return kExitSandboxFailed;
   }
   if (fd < 0) {
     const char msg[] =

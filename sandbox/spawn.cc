@@ -128,7 +128,11 @@ std::expected<Child, Error> spawnSandboxed(const SpawnSpec& spec) {
   // Above the stdio range, so that dup2 onto fd 3 is a real copy without close-on-exec.
   UniqueFd spec_fd(::fcntl(memfd->get(), F_DUPFD_CLOEXEC, 10));
   if (!spec_fd.valid()) return std::unexpected(Error{errnoText("dup of the spec fd", errno)});
-  return startProcess(spec.init_binary, {spec.init_binary, "sandbox-init", "--spec-fd", "3"},
+  // --parent-pid: the supervisor dies with us (PR_SET_PDEATHSIG), and the
+  // sandbox's init dies with the supervisor, so a gateway crash ends the tree.
+  return startProcess(spec.init_binary,
+                      {spec.init_binary, "sandbox-init", "--spec-fd", "3", "--parent-pid",
+                       std::to_string(::getpid())},
                       {std::string("PATH=") + kSafePath}, "", spec_fd);
 }
 

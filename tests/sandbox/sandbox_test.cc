@@ -576,6 +576,40 @@ TEST(Spawn, KillingTheSupervisorKillsTheWholeTree) {
   EXPECT_EQ(leftoverCgroups(child->pid), std::vector<std::string>{});
 }
 
+TEST(Spawn, TheTreeDiesWithTheGateway) {
+  // A stand-in gateway process spawns a sandboxed server, reports the
+  // supervisor's pid, and is then SIGKILLed.
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  pid_t gateway = ::fork();
+  if (gateway == 0) {
+    auto child = spawn(sandboxedProbe({"sleep:60"}));
+    pid_t pid = child ? child->pid : -1;
+    (void)::write(report[1], &pid, sizeof pid);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  pid_t supervisor = -1;
+  ASSERT_EQ(::read(report[0], &supervisor, sizeof supervisor),
+            static_cast<ssize_t>(sizeof supervisor));
+  ::close(report[0]);
+  ASSERT_GT(supervisor, 0);
+  std::this_thread::sleep_for(200ms);  // let the sandbox come up
+  auto inits = childrenOf(supervisor);
+  ASSERT_EQ(inits.size(), 1u);
+  auto servers = childrenOf(inits[0]);
+  ASSERT_EQ(servers.size(), 1u);
+  ::kill(gateway, SIGKILL);
+  ::waitpid(gateway, nullptr, 0);
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  auto alive = [&] {
+    return ::kill(supervisor, 0) == 0 || ::kill(inits[0], 0) == 0 || ::kill(servers[0], 0) == 0;
+  };
+  while (alive() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(alive()) << "supervisor, init or server outlived the gateway";
+}
+
 TEST(Spawn, RefusesCommandsOutsideTheAllowlistAndDeniedArguments) {
   SpawnSpec spec;
   spec.command = "sh";
