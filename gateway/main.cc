@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
     std::size_t i = 0;
     while (ok) {
       auto space = name.find(' ', pos);
-      std::string_view word = name.substr(pos, space == std::string_view::npos ? name.npos : space - pos);
+      std::string_view word =
+          name.substr(pos, space == std::string_view::npos ? name.npos : space - pos);
       ok = i < args.size() && word == args[i];
       if (!ok || space == std::string_view::npos) break;
       pos = space + 1;

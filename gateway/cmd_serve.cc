@@ -1,0 +1,129 @@
+// mcpgate serve -c FILE [--listen HOST:PORT]
+
+#include <signal.h>
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/address.h"
+#include "config/config.h"
+#include "gateway/cli.h"
+#include "gateway/http_server.h"
+#include "gateway/log.h"
+#include "gateway/serve_common.h"
+#include "gateway/sessions.h"
+
+namespace mcpgate::gateway {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// Polls until every server process is reaped or the deadline passes, then
+// stops the io_context.
+void stopWhenChildrenGone(asio::io_context& io, SessionTable& sessions,
+                          std::chrono::steady_clock::time_point deadline) {
+  auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(20));
+  timer->async_wait([&io, &sessions, deadline, timer](boost::system::error_code) {
+    if (sessions.childrenAlive() <= 0 || std::chrono::steady_clock::now() >= deadline) {
+      if (sessions.childrenAlive() > 0) {
+        log::error("servers still running at shutdown deadline",
+                   {{"count", sessions.childrenAlive()}});
+      }
+      io.stop();
+      return;
+    }
+    stopWhenChildrenGone(io, sessions, deadline);
+  });
+}
+
+}  // namespace
+
+int runServe(Args args) {
+  std::string config_path, listen_override;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string_view a = args[i];
+    if ((a == "-c" || a == "--config") && i + 1 < args.size()) {
+      config_path = args[++i];
+    } else if (a == "--listen" && i + 1 < args.size()) {
+      listen_override = args[++i];
+    } else {
+      std::cerr << "usage: mcpgate serve -c FILE [--listen HOST:PORT]\n";
+      return 2;
+    }
+  }
+  if (config_path.empty()) {
+    std::cerr << "mcpgate serve: -c FILE is required\n";
+    return 2;
+  }
+  auto loaded = loadForServing(config_path);
+  if (!loaded) return 1;
+  auto config = *loaded;
+
+  std::string host = config->listen_host;
+  unsigned short port = config->listen_port;
+  if (!listen_override.empty()) {
+    auto parsed = config::parseHostPort(listen_override);
+    if (!parsed) {
+      std::cerr << "mcpgate serve: --listen " << listen_override << ": " << parsed.error() << "\n";
+      return 2;
+    }
+    host = parsed->host;
+    port = parsed->port;
+  }
+  if (!isLoopbackHost(host)) {
+    // Closed by default: no authentication exists yet, so only this host may connect.
+    std::cerr << "mcpgate serve: refusing to listen on " << host
+              << ": without authentication the gateway listens on loopback only "
+                 "(127.0.0.1, ::1 or localhost)\n";
+    return 1;
+  }
+
+  ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
+  asio::io_context io;
+  auto filters = std::make_shared<const FilterChain>();
+  SessionTable sessions(io, config, filters);
+  HttpServer server(io, config, sessions);
+  auto bound = server.listen(host == "localhost" ? "127.0.0.1" : host, port);
+  if (!bound) {
+    log::error("cannot start", {{"error", bound.error()}});
+    return 1;
+  }
+  std::string address = bound->address().is_v6() ? "[" + bound->address().to_string() + "]"
+                                                 : bound->address().to_string();
+  address += ":" + std::to_string(bound->port());
+  std::vector<std::string> names;
+  for (const auto& [name, s] : config->servers) names.push_back(name);
+  log::info("listening", {{"address", address},
+                          {"url", "http://" + address + "/mcp/<server>"},
+                          {"servers", names},
+                          {"config", config->source}});
+
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code ec, int sig) {
+    if (ec) return;
+    log::info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+    server.stop();
+    sessions.closeAll("the gateway is shutting down");
+    stopWhenChildrenGone(
+        io, sessions,
+        std::chrono::steady_clock::now() + config->session.grace + std::chrono::seconds(2));
+  });
+
+  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::jthread> threads;
+  for (unsigned i = 1; i < workers; ++i) threads.emplace_back([&io] { io.run(); });
+  io.run();
+  for (auto& t : threads) t.join();
+  log::info("stopped");
+  return 0;
+}
+
+}  // namespace mcpgate::gateway

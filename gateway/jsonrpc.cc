@@ -1,0 +1,94 @@
+#include "gateway/jsonrpc.h"
+
+#include <algorithm>
+
+namespace mcpgate::gateway::jsonrpc {
+
+bool isSupportedProtocolVersion(std::string_view version) {
+  return std::ranges::find(kProtocolVersions, version) != std::end(kProtocolVersions);
+}
+
+bool withinDepth(std::string_view text, std::uint32_t max_depth) {
+  std::uint32_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) return false;
+    } else if (c == '}' || c == ']') {
+      if (depth > 0) --depth;
+    }
+  }
+  return true;
+}
+
+std::expected<json, ParseError> parse(std::string_view text, std::uint32_t max_depth) {
+  if (!withinDepth(text, max_depth)) {
+    return std::unexpected(ParseError{
+        kInvalidRequest, "message nests deeper than the limit of " + std::to_string(max_depth)});
+  }
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) {
+    // Rare path: parse again only to get the parser's description of the fault.
+    std::string detail = "invalid JSON";
+    try {
+      json ignored = json::parse(text);
+    } catch (const json::parse_error& e) {
+      detail = e.what();
+      if (auto pos = detail.find("parse error"); pos != std::string::npos)
+        detail = detail.substr(pos);
+    }
+    return std::unexpected(ParseError{kParseError, "Parse error: " + detail});
+  }
+  if (!value.is_object() && !value.is_array()) {
+    return std::unexpected(
+        ParseError{kInvalidRequest, "a JSON-RPC message must be an object or a batch array"});
+  }
+  return value;
+}
+
+Kind classify(const json& m) {
+  if (!m.is_object()) return Kind::kInvalid;
+  auto version = m.find("jsonrpc");
+  if (version == m.end() || *version != "2.0") return Kind::kInvalid;
+  auto id = m.find("id");
+  bool has_id = id != m.end();
+  if (has_id && !id->is_string() && !id->is_number_integer() && !id->is_number_unsigned() &&
+      !id->is_null()) {
+    return Kind::kInvalid;
+  }
+  auto method = m.find("method");
+  if (method != m.end()) {
+    if (!method->is_string()) return Kind::kInvalid;
+    if (!has_id) return Kind::kNotification;
+    return id->is_null() ? Kind::kInvalid : Kind::kRequest;
+  }
+  bool has_result = m.contains("result");
+  bool has_error = m.contains("error");
+  if (has_id && has_result != has_error) return Kind::kResponse;
+  return Kind::kInvalid;
+}
+
+std::string idKey(const json& id) { return id.dump(); }
+
+std::string errorResponse(const json& id, int code, std::string_view message, const json& data) {
+  json error = {{"code", code}, {"message", message}};
+  if (!data.is_null()) error["data"] = data;
+  json response = {{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}};
+  return response.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void flattenToLine(std::string& text) {
+  std::ranges::replace(text, '\n', ' ');
+  std::ranges::replace(text, '\r', ' ');
+}
+
+}  // namespace mcpgate::gateway::jsonrpc

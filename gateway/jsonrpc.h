@@ -1,0 +1,58 @@
+#pragma once
+
+// JSON-RPC 2.0 framing and classification for MCP messages, and the error
+// objects the gateway itself produces.
+
+#include <cstdint>
+#include <expected>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace mcpgate::gateway::jsonrpc {
+
+using nlohmann::json;
+
+// Error codes of the errors the gateway makes. -32700..-32600 are JSON-RPC's;
+// -32000 and -32001 are in the range JSON-RPC leaves to implementations.
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kInternalError = -32603;
+inline constexpr int kUpstreamError = -32000;    // server could not start, exited, misbehaved
+inline constexpr int kUpstreamTimeout = -32001;  // server did not answer in time
+
+// MCP protocol revisions this gateway speaks; the first is the fallback when a
+// client sends no MCP-Protocol-Version header.
+inline constexpr std::string_view kProtocolVersions[] = {"2025-03-26", "2025-06-18", "2025-11-25"};
+[[nodiscard]] bool isSupportedProtocolVersion(std::string_view version);
+
+enum class Kind { kRequest, kNotification, kResponse, kInvalid };
+
+struct ParseError {
+  int code;             // kParseError or kInvalidRequest
+  std::string message;  // says what is wrong, for the client
+};
+
+// True when arrays and objects nest no deeper than max_depth. Runs before the
+// parser so a hostile message cannot exhaust the stack of any code that
+// recurses over the parsed value.
+[[nodiscard]] bool withinDepth(std::string_view text, std::uint32_t max_depth);
+
+// Parses one message body (an object, or an array for a batch).
+[[nodiscard]] std::expected<json, ParseError> parse(std::string_view text, std::uint32_t max_depth);
+
+// Classifies one message (not a batch) by its members.
+[[nodiscard]] Kind classify(const json& message);
+
+// A key for maps of pending requests: the id as JSON text, so 1 and "1" differ.
+[[nodiscard]] std::string idKey(const json& id);
+
+// {"jsonrpc":"2.0","id":id,"error":{"code","message","data"}} as text.
+[[nodiscard]] std::string errorResponse(const json& id, int code, std::string_view message,
+                                        const json& data = nullptr);
+
+// Stdio framing: one message per line. JSON text cannot hold a raw newline
+// inside a string, so every CR or LF is whitespace and may become a space.
+void flattenToLine(std::string& text);
+
+}  // namespace mcpgate::gateway::jsonrpc

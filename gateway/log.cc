@@ -1,0 +1,69 @@
+#include "gateway/log.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+
+namespace mcpgate::gateway::log {
+namespace {
+
+std::atomic<int> g_level{static_cast<int>(Level::kInfo)};
+
+constexpr std::string_view kNames[] = {"debug", "info", "warn", "error"};
+
+std::string timestamp() {
+  using namespace std::chrono;
+  auto now = system_clock::now();
+  auto secs = system_clock::to_time_t(now);
+  auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(millis));
+  return buf;
+}
+
+}  // namespace
+
+void setLevel(Level level) { g_level = static_cast<int>(level); }
+
+bool setLevel(std::string_view name) {
+  for (int i = 0; i < 4; ++i) {
+    if (kNames[i] == name) {
+      g_level = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool enabled(Level level) { return static_cast<int>(level) >= g_level.load(); }
+
+void write(Level level, std::string_view msg, const nlohmann::json& fields) {
+  if (!enabled(level)) return;
+  nlohmann::ordered_json line;
+  line["time"] = timestamp();
+  line["level"] = kNames[static_cast<int>(level)];
+  line["msg"] = msg;
+  if (fields.is_object()) {
+    for (const auto& [key, value] : fields.items()) line[key] = value;
+  }
+  // Invalid UTF-8 from a child's stderr must not make the logger throw.
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text += '\n';
+  // One write() per line: lines from several threads never interleave.
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(STDERR_FILENO, p, left);
+    if (n <= 0) break;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace mcpgate::gateway::log

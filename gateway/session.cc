@@ -1,0 +1,346 @@
+#include "gateway/session.h"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+
+#include "gateway/jsonrpc.h"
+#include "gateway/log.h"
+#include "gateway/upstream.h"
+
+namespace mcpgate::gateway {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto kKeepaliveEvery = std::chrono::seconds(15);
+constexpr std::size_t kBacklogLimit = 1000;
+inline constexpr int kRequestCancelled = -32800;
+
+json gatewayData(std::string_view reason, const std::string& server) {
+  return {{"gateway", "mcpgate"}, {"reason", reason}, {"server", server}};
+}
+
+std::string describeDuration(std::chrono::milliseconds d) {
+  auto ms = d.count();
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
+}
+
+}  // namespace
+
+Session::Session(std::string id, asio::any_io_executor strand,
+                 std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
+                 std::shared_ptr<const FilterChain> filters, Hooks hooks)
+    : id_(std::move(id)),
+      strand_(strand),
+      config_(std::move(config)),
+      server_(server),
+      filters_(std::move(filters)),
+      hooks_(std::move(hooks)),
+      timer_(strand),
+      last_activity_(Clock::now()),
+      last_keepalive_(Clock::now()) {}
+
+std::expected<void, std::string> Session::start() {
+  sandbox::SpawnSpec spec{server_.name, server_.command, server_.args, server_.env, server_.cwd};
+  std::weak_ptr<Session> weak = weak_from_this();
+  Upstream::Callbacks callbacks{[weak](std::string line) {
+                                  if (auto self = weak.lock()) self->fromServer(std::move(line));
+                                },
+                                [weak, hooks = hooks_](const std::string& why) {
+                                  if (auto self = weak.lock()) self->upstreamExited(why);
+                                  if (hooks.on_child_gone) hooks.on_child_gone();
+                                }};
+  Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace};
+  auto upstream = Upstream::start(strand_, spec, options, std::move(callbacks));
+  if (!upstream) return std::unexpected(upstream.error());
+  upstream_ = std::move(*upstream);
+  scheduleTick();
+  return {};
+}
+
+Session::Accepted Session::fromClient(std::vector<json> messages, std::string original,
+                                      const std::shared_ptr<Mailbox>& mailbox) {
+  std::vector<std::string> to_send;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return Accepted::kClosed;
+    auto now = Clock::now();
+    last_activity_ = now;
+    const bool single = messages.size() == 1;
+    for (auto& message : messages) {
+      auto kind = jsonrpc::classify(message);
+      std::string key = kind == jsonrpc::Kind::kRequest ? jsonrpc::idKey(message["id"]) : "";
+      if (kind == jsonrpc::Kind::kRequest && pending_.contains(key)) {
+        mailbox->pushFinal(
+            jsonrpc::errorResponse(message["id"], jsonrpc::kInvalidRequest,
+                                   "a request with this id is already pending in this session",
+                                   gatewayData("duplicate_id", server_.name)));
+        continue;
+      }
+      bool modified = false;
+      if (!filters_->empty()) {
+        MessageContext context{server_.name, id_, Direction::kToServer};
+        Verdict verdict = filters_->run(context, message);
+        if (verdict.action == Verdict::Action::kReject) {
+          if (kind == jsonrpc::Kind::kRequest) {
+            mailbox->pushFinal(
+                jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+          }
+          continue;
+        }
+        modified = verdict.modified;
+      }
+      if (kind == jsonrpc::Kind::kRequest) {
+        Pending pending{mailbox, next_seq_++, now + config_->session.request_timeout, "",
+                        message["method"] == "initialize"};
+        if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+          if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
+            if (auto token = meta->find("progressToken"); token != meta->end()) {
+              pending.progress_key = jsonrpc::idKey(*token);
+              progress_[pending.progress_key] = key;
+            }
+          }
+        }
+        pending_.emplace(std::move(key), std::move(pending));
+      } else if (kind == jsonrpc::Kind::kNotification &&
+                 message["method"] == "notifications/cancelled") {
+        // The client gave up on a request: end its wait now; the server is
+        // told through this same notification and should not answer.
+        if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+          if (auto rid = params->find("requestId"); rid != params->end()) {
+            std::string rkey = jsonrpc::idKey(*rid);
+            if (pending_.contains(rkey)) {
+              completeLocked(rkey, jsonrpc::errorResponse(*rid, kRequestCancelled,
+                                                          "request cancelled by the client"));
+            }
+          }
+        }
+      }
+      if (single && !modified) {
+        jsonrpc::flattenToLine(original);
+        to_send.push_back(std::move(original));
+      } else {
+        to_send.push_back(message.dump(-1, ' ', false, json::error_handler_t::replace));
+      }
+    }
+  }
+  if (!to_send.empty()) {
+    asio::post(strand_, [self = shared_from_this(), lines = std::move(to_send)]() mutable {
+      for (auto& line : lines) self->upstream_->send(std::move(line));
+    });
+  }
+  return Accepted::kOk;
+}
+
+Session::StreamResult Session::openStream(const std::shared_ptr<Mailbox>& mailbox) {
+  std::lock_guard lock(mu_);
+  if (closed_) return StreamResult::kClosed;
+  if (stream_ && !stream_->abandoned()) return StreamResult::kConflict;
+  stream_ = mailbox;
+  last_activity_ = Clock::now();
+  while (!backlog_.empty()) {
+    stream_->push(std::move(backlog_.front()));
+    backlog_.pop_front();
+  }
+  return StreamResult::kOk;
+}
+
+void Session::completeLocked(const std::string& key, std::string response) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;
+  if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
+  it->second.mailbox->pushFinal(std::move(response));
+  pending_.erase(it);
+}
+
+void Session::fromServer(std::string line) {
+  auto parsed = jsonrpc::parse(line, config_->limits.max_json_depth);
+  if (!parsed || parsed->is_array()) {
+    // Never log the text: it may carry exactly what DLP exists to protect.
+    log::warn("server sent a line that is not one JSON-RPC message; dropped",
+              {{"server", server_.name},
+               {"session", id_},
+               {"error", parsed ? "batch from server" : parsed.error().message.substr(0, 200)}});
+    return;
+  }
+  json& message = *parsed;
+  if (!filters_->empty()) {
+    MessageContext context{server_.name, id_, Direction::kToClient};
+    Verdict verdict = filters_->run(context, message);
+    if (verdict.action == Verdict::Action::kReject) {
+      if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
+        std::lock_guard lock(mu_);
+        completeLocked(
+            jsonrpc::idKey(message["id"]),
+            jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+      }
+      return;
+    }
+    if (verdict.modified) line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+
+  std::lock_guard lock(mu_);
+  last_activity_ = Clock::now();
+  switch (jsonrpc::classify(message)) {
+    case jsonrpc::Kind::kResponse: {
+      std::string key = jsonrpc::idKey(message["id"]);
+      auto it = pending_.find(key);
+      if (it == pending_.end()) {
+        log::debug("response for no pending request; dropped",
+                   {{"server", server_.name}, {"session", id_}, {"id", key}});
+        return;
+      }
+      if (it->second.initialize) {
+        auto result = message.find("result");
+        if (result != message.end() && result->is_object()) {
+          auto version = result->find("protocolVersion");
+          batches_allowed_ = version != result->end() && *version == "2025-03-26";
+        }
+      }
+      completeLocked(key, std::move(line));
+      return;
+    }
+    case jsonrpc::Kind::kNotification: {
+      if (message["method"] == "notifications/progress") {
+        auto params = message.find("params");
+        if (params != message.end() && params->is_object() && params->contains("progressToken")) {
+          auto it = progress_.find(jsonrpc::idKey((*params)["progressToken"]));
+          if (it != progress_.end()) {
+            auto& mailbox = pending_.at(it->second).mailbox;
+            if (mailbox->streaming() && !mailbox->abandoned()) {
+              mailbox->push(std::move(line));
+              return;
+            }
+          }
+        }
+      }
+      routeUnsolicited(std::move(line));
+      return;
+    }
+    case jsonrpc::Kind::kRequest:
+      routeUnsolicited(std::move(line));
+      return;
+    case jsonrpc::Kind::kInvalid:
+      log::warn("server sent an invalid JSON-RPC message; dropped",
+                {{"server", server_.name}, {"session", id_}});
+      return;
+  }
+}
+
+void Session::routeUnsolicited(std::string message) {
+  // A stdio server does not say which request a message belongs to. While
+  // requests are in flight the newest one is the likeliest cause (a sampling
+  // request during a tool call), and its stream is surely being read; else
+  // the GET stream; else keep it until a GET stream opens.
+  Pending* newest = nullptr;
+  for (auto& [key, pending] : pending_) {
+    if (pending.mailbox->streaming() && !pending.mailbox->abandoned() &&
+        (newest == nullptr || pending.seq > newest->seq)) {
+      newest = &pending;
+    }
+  }
+  if (newest != nullptr) {
+    newest->mailbox->push(std::move(message));
+  } else if (stream_ && !stream_->abandoned()) {
+    stream_->push(std::move(message));
+  } else {
+    if (backlog_.size() >= kBacklogLimit) {
+      backlog_.pop_front();
+      log::warn("no client stream for server messages; oldest dropped",
+                {{"server", server_.name}, {"session", id_}});
+    }
+    backlog_.push_back(std::move(message));
+  }
+}
+
+void Session::failAllLocked(const std::string& reason) {
+  for (auto& [key, pending] : pending_) {
+    pending.mailbox->pushFinal(jsonrpc::errorResponse(json::parse(key), jsonrpc::kUpstreamError,
+                                                      reason,
+                                                      gatewayData("session_closed", server_.name)));
+  }
+  pending_.clear();
+  progress_.clear();
+  if (stream_) stream_->finish();
+  stream_.reset();
+  backlog_.clear();
+}
+
+void Session::close(const std::string& reason) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    failAllLocked(reason);
+  }
+  log::info("session closed", {{"server", server_.name}, {"session", id_}, {"reason", reason}});
+  if (hooks_.on_closed) hooks_.on_closed(id_);
+  asio::post(strand_, [self = shared_from_this(), reason] {
+    self->timer_.cancel();
+    if (self->upstream_) self->upstream_->terminate(reason);
+  });
+}
+
+void Session::upstreamExited(const std::string& why) {
+  close("MCP server '" + server_.name + "' exited unexpectedly (" + why + ")");
+}
+
+void Session::scheduleTick() {
+  auto period = std::clamp<std::chrono::milliseconds>(config_->session.idle_timeout / 4,
+                                                      std::chrono::milliseconds(50),
+                                                      std::chrono::milliseconds(1000));
+  period = std::min(period, std::clamp<std::chrono::milliseconds>(
+                                config_->session.request_timeout / 4, std::chrono::milliseconds(50),
+                                std::chrono::milliseconds(1000)));
+  timer_.expires_after(period);
+  timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->tick();
+  });
+}
+
+void Session::tick() {
+  auto now = Clock::now();
+  std::vector<std::string> cancels;
+  bool idle = false;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (it->second.deadline <= now) {
+        json id = json::parse(it->first);
+        it->second.mailbox->pushFinal(
+            jsonrpc::errorResponse(id, jsonrpc::kUpstreamTimeout,
+                                   "MCP server '" + server_.name + "' did not answer within " +
+                                       describeDuration(config_->session.request_timeout),
+                                   gatewayData("request_timeout", server_.name)));
+        if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
+        json cancel = {{"jsonrpc", "2.0"},
+                       {"method", "notifications/cancelled"},
+                       {"params", {{"requestId", id}, {"reason", "timed out in the gateway"}}}};
+        cancels.push_back(cancel.dump());
+        it = pending_.erase(it);
+        last_activity_ = now;
+      } else {
+        ++it;
+      }
+    }
+    if (stream_ && !stream_->abandoned() && now - last_keepalive_ >= kKeepaliveEvery) {
+      stream_->pushKeepalive();
+      last_keepalive_ = now;
+    }
+    if (stream_ && stream_->abandoned()) stream_.reset();
+    idle = pending_.empty() && now - last_activity_ >= config_->session.idle_timeout;
+  }
+  for (auto& line : cancels) upstream_->send(std::move(line));
+  if (idle) {
+    close("idle for longer than the idle timeout");
+    return;
+  }
+  scheduleTick();
+}
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,102 @@
+#pragma once
+
+// An MCP session: one client, one server child process. Holds the requests
+// waiting for answers and routes each message from the server to the mailbox
+// of the client request (or stream) it belongs to.
+//
+// Threads: session state is guarded by one mutex, so connections on any
+// thread get immediate answers; the child's I/O lives on the session's strand.
+
+#include <atomic>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "gateway/filter.h"
+#include "gateway/mailbox.h"
+
+namespace mcpgate::gateway {
+
+class Upstream;
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  struct Hooks {
+    std::function<void(const std::string& id)> on_closed;  // drop it from the session table
+    std::function<void()> on_child_gone;                   // its process has been reaped
+  };
+
+  Session(std::string id, boost::asio::any_io_executor strand,
+          std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
+          std::shared_ptr<const FilterChain> filters, Hooks hooks);
+
+  // Spawns the server. On failure the session is unusable.
+  [[nodiscard]] std::expected<void, std::string> start();
+
+  [[nodiscard]] const std::string& id() const { return id_; }
+  [[nodiscard]] const std::string& server() const { return server_.name; }
+  // JSON-RPC batches exist only in protocol revision 2025-03-26.
+  [[nodiscard]] bool batchesAllowed() const { return batches_allowed_.load(); }
+
+  enum class Accepted { kOk, kClosed };
+  // Messages a client POSTed (one, or a batch). Requests get their answers in
+  // `mailbox` (which may be null when there are none).
+  Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
+                      const std::shared_ptr<Mailbox>& mailbox);
+
+  enum class StreamResult { kOk, kClosed, kConflict };
+  // The GET stream: messages the server sends outside any pending request.
+  StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox);
+
+  void close(const std::string& reason);  // DELETE, idle, shutdown; idempotent
+
+ private:
+  struct Pending {
+    std::shared_ptr<Mailbox> mailbox;
+    std::uint64_t seq;
+    std::chrono::steady_clock::time_point deadline;
+    std::string progress_key;
+    bool initialize;
+  };
+
+  void fromServer(std::string line);  // on the strand
+  void upstreamExited(const std::string& why);
+  void routeUnsolicited(std::string message);                         // mu_ held
+  void completeLocked(const std::string& key, std::string response);  // mu_ held
+  void scheduleTick();
+  void tick();
+  void failAllLocked(const std::string& reason);
+
+  const std::string id_;
+  boost::asio::any_io_executor strand_;
+  std::shared_ptr<const config::Config> config_;
+  const config::ServerConfig& server_;
+  std::shared_ptr<const FilterChain> filters_;
+  Hooks hooks_;
+  std::shared_ptr<Upstream> upstream_;
+  boost::asio::steady_timer timer_;
+  std::atomic<bool> batches_allowed_{true};
+
+  std::mutex mu_;
+  bool closed_ = false;
+  std::unordered_map<std::string, Pending> pending_;       // id key -> waiting request
+  std::unordered_map<std::string, std::string> progress_;  // progress token key -> id key
+  std::shared_ptr<Mailbox> stream_;                        // the GET stream, if open
+  std::deque<std::string> backlog_;                        // for the GET stream, while none is open
+  std::uint64_t next_seq_ = 0;
+  std::chrono::steady_clock::time_point last_activity_;
+  std::chrono::steady_clock::time_point last_keepalive_;
+};
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,219 @@
+#include "gateway/upstream.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include "gateway/log.h"
+
+namespace mcpgate::gateway {
+
+namespace asio = boost::asio;
+using asio::as_tuple;
+using asio::use_awaitable;
+
+namespace {
+
+// A chatty server must not flood the gateway's log.
+constexpr std::size_t kStderrLineCap = 1024;
+constexpr int kStderrLinesPerSecond = 20;
+// After the process is gone, how long its stdout may still hold unread output.
+constexpr auto kDrainAfterExit = std::chrono::milliseconds(500);
+
+}  // namespace
+
+std::expected<std::shared_ptr<Upstream>, std::string> Upstream::start(
+    asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,
+    Callbacks callbacks) {
+  auto child = sandbox::spawn(spec);
+  if (!child) return std::unexpected(child.error().message);
+  auto upstream = std::make_shared<Upstream>(executor, std::move(*child), std::move(options),
+                                             std::move(callbacks));
+  log::info("server started", {{"server", upstream->options_.server}, {"pid", upstream->pid_}});
+  auto self = upstream;
+  asio::co_spawn(
+      executor, [self] { return self->readMessages(); }, asio::detached);
+  asio::co_spawn(
+      executor, [self] { return self->readStderr(); }, asio::detached);
+  asio::co_spawn(
+      executor, [self] { return self->watchExit(); }, asio::detached);
+  return upstream;
+}
+
+Upstream::Upstream(asio::any_io_executor executor, sandbox::Child child, Options options,
+                   Callbacks callbacks)
+    : executor_(executor),
+      child_(std::move(child)),
+      pid_(child_.pid),
+      options_(std::move(options)),
+      callbacks_(std::move(callbacks)),
+      stdin_(executor, child_.stdin_fd.release()),
+      stdout_(executor, child_.stdout_fd.release()),
+      stderr_(executor, child_.stderr_fd.release()),
+      pidfd_(executor, ::fcntl(child_.pidfd.get(), F_DUPFD_CLOEXEC, 0)),
+      kill_timer_(executor),
+      drain_timer_(executor) {}
+
+void Upstream::send(std::string message) {
+  if (terminating_ || !stdin_.is_open()) return;
+  message += '\n';
+  outbox_.push_back(std::move(message));
+  if (!writing_) {
+    writing_ = true;
+    asio::co_spawn(
+        executor_, [self = shared_from_this()] { return self->writeQueued(); }, asio::detached);
+  }
+}
+
+asio::awaitable<void> Upstream::writeQueued() {
+  while (!outbox_.empty() && stdin_.is_open()) {
+    auto [ec, n] =
+        co_await asio::async_write(stdin_, asio::buffer(outbox_.front()), as_tuple(use_awaitable));
+    if (ec) {
+      // The server stopped reading (usually: it exited). Its exit is reported
+      // through the pidfd; what it did not read is lost with it.
+      log::warn("cannot write to server", {{"server", options_.server}, {"error", ec.message()}});
+      outbox_.clear();
+      break;
+    }
+    outbox_.pop_front();
+  }
+  writing_ = false;
+}
+
+asio::awaitable<void> Upstream::readMessages() {
+  std::string buffer;
+  for (;;) {
+    auto [ec, n] = co_await asio::async_read_until(
+        stdout_, asio::dynamic_buffer(buffer, options_.max_line_bytes + 1), '\n',
+        as_tuple(use_awaitable));
+    if (ec == asio::error::not_found) {
+      log::error("server sent a message over the line limit; stopping it",
+                 {{"server", options_.server}, {"limit", options_.max_line_bytes}});
+      terminate("sent a message larger than max_line_bytes (" +
+                std::to_string(options_.max_line_bytes) + " bytes)");
+      break;
+    }
+    if (ec) break;  // EOF, or closed by us
+    std::string line = buffer.substr(0, n - 1);
+    buffer.erase(0, n);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    callbacks_.on_message(std::move(line));
+  }
+  stdout_done_ = true;
+  if (!exit_status_ && !terminating_) {
+    // Usually the process is exiting: let it, and stop it only if it lingers.
+    drain_timer_.expires_after(kDrainAfterExit);
+    auto [timer_ec] = co_await drain_timer_.async_wait(as_tuple(use_awaitable));
+    if (!timer_ec && !exit_status_) terminate("closed its stdout");
+  }
+  maybeReportExit();
+}
+
+asio::awaitable<void> Upstream::readStderr() {
+  std::string buffer;
+  auto window_start = std::chrono::steady_clock::now();
+  int lines_in_window = 0;
+  std::uint64_t dropped = 0;
+  for (;;) {
+    auto [ec, n] = co_await asio::async_read_until(stderr_, asio::dynamic_buffer(buffer, 64 * 1024),
+                                                   '\n', as_tuple(use_awaitable));
+    std::string line;
+    if (ec == asio::error::not_found) {
+      line = std::move(buffer);  // one overlong line: keep its head
+      buffer.clear();
+    } else if (ec) {
+      break;
+    } else {
+      line = buffer.substr(0, n - 1);
+      buffer.erase(0, n);
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now - window_start >= std::chrono::seconds(1)) {
+      if (dropped > 0) {
+        log::warn("server stderr lines dropped (rate limit)",
+                  {{"server", options_.server}, {"dropped", dropped}});
+      }
+      window_start = now;
+      lines_in_window = 0;
+      dropped = 0;
+    }
+    if (++lines_in_window > kStderrLinesPerSecond) {
+      ++dropped;
+      continue;
+    }
+    if (line.size() > kStderrLineCap) line.resize(kStderrLineCap);
+    log::info("server stderr", {{"server", options_.server}, {"pid", pid_}, {"line", line}});
+  }
+}
+
+asio::awaitable<void> Upstream::watchExit() {
+  auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
+                                         as_tuple(use_awaitable));
+  (void)ec;
+  // The pidfd is readable once the process has exited; reap it now so no
+  // zombie outlives it.
+  std::optional<int> status;
+  for (int i = 0; i < 100 && !status; ++i) {
+    status = sandbox::tryReap(child_);
+    if (!status) ::usleep(1000);
+  }
+  exit_status_ = status.value_or(0);
+  kill_timer_.cancel();
+  pidfd_.close();
+  if (!stdout_done_) {
+    // Give the pipe a moment to deliver what the server wrote before it went;
+    // a grandchild holding the pipe open must not keep the session alive.
+    drain_timer_.expires_after(kDrainAfterExit);
+    co_await drain_timer_.async_wait(as_tuple(use_awaitable));
+    if (!stdout_done_) {
+      boost::system::error_code ignored;
+      stdout_.close(ignored);
+      stdout_done_ = true;
+    }
+  }
+  maybeReportExit();
+}
+
+void Upstream::maybeReportExit() {
+  if (reported_ || !exit_status_ || !stdout_done_) return;
+  reported_ = true;
+  boost::system::error_code ignored;
+  stdin_.close(ignored);
+  stderr_.close(ignored);
+  drain_timer_.cancel();
+  std::string why = sandbox::describeExit(*exit_status_);
+  log::info("server exited",
+            {{"server", options_.server},
+             {"pid", pid_},
+             {"status", why},
+             {"reason", terminate_reason_.empty() ? "exited by itself" : terminate_reason_}});
+  if (callbacks_.on_exit) callbacks_.on_exit(why);
+}
+
+void Upstream::terminate(std::string why) {
+  if (terminating_ || exit_status_) return;
+  terminating_ = true;
+  terminate_reason_ = std::move(why);
+  outbox_.clear();
+  boost::system::error_code ignored;
+  stdin_.close(ignored);  // the MCP stdio way to ask a server to stop
+  sandbox::signalChild(child_, SIGTERM);
+  kill_timer_.expires_after(options_.grace);
+  kill_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (ec || self->exit_status_) return;
+    log::warn("server ignored SIGTERM; killing it",
+              {{"server", self->options_.server}, {"pid", self->pid_}});
+    sandbox::signalChild(self->child_, SIGKILL);
+  });
+}
+
+}  // namespace mcpgate::gateway

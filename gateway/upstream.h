@@ -1,0 +1,75 @@
+#pragma once
+
+// One MCP server child process, seen as a stream of newline-delimited JSON-RPC
+// messages: started through sandbox::spawn, supervised through its pidfd,
+// stopped with stdin closed + SIGTERM, then SIGKILL after a grace period.
+// Every method and callback runs on the executor (a strand) it was started on.
+
+#include <sys/types.h>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sandbox/spawn.h"
+
+namespace mcpgate::gateway {
+
+class Upstream : public std::enable_shared_from_this<Upstream> {
+ public:
+  struct Options {
+    std::string server;  // name, for logs
+    std::uint64_t max_line_bytes = 16 * 1024 * 1024;
+    std::chrono::milliseconds grace{10'000};
+  };
+  struct Callbacks {
+    std::function<void(std::string line)> on_message;
+    // Called once, after the process is reaped and its stdout drained.
+    std::function<void(const std::string& why)> on_exit;
+  };
+
+  [[nodiscard]] static std::expected<std::shared_ptr<Upstream>, std::string> start(
+      boost::asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,
+      Callbacks callbacks);
+
+  void send(std::string message);   // one message, without its newline
+  void terminate(std::string why);  // idempotent
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] bool running() const { return !exit_status_.has_value(); }
+
+  Upstream(boost::asio::any_io_executor executor, sandbox::Child child, Options options,
+           Callbacks callbacks);
+
+ private:
+  boost::asio::awaitable<void> readMessages();
+  boost::asio::awaitable<void> readStderr();
+  boost::asio::awaitable<void> watchExit();
+  boost::asio::awaitable<void> writeQueued();
+  void maybeReportExit();
+
+  boost::asio::any_io_executor executor_;
+  sandbox::Child child_;
+  pid_t pid_;
+  Options options_;
+  Callbacks callbacks_;
+  boost::asio::posix::stream_descriptor stdin_, stdout_, stderr_, pidfd_;
+  boost::asio::steady_timer kill_timer_, drain_timer_;
+  std::deque<std::string> outbox_;
+  bool writing_ = false;
+  bool terminating_ = false;
+  bool stdout_done_ = false;
+  bool reported_ = false;
+  std::optional<int> exit_status_;
+  std::string terminate_reason_;
+};
+
+}  // namespace mcpgate::gateway
