@@ -576,6 +576,39 @@ TEST(Spawn, KillingTheSupervisorKillsTheWholeTree) {
   EXPECT_EQ(leftoverCgroups(child->pid), std::vector<std::string>{});
 }
 
+TEST(Spawn, ServerEverythingAnswersUnderTheDefaultProfile) {
+  fs::path modules = NODE_MODULES_DIR;
+  fs::path entry = modules / "@modelcontextprotocol/server-everything/dist/index.js";
+  if (!fs::exists(entry))
+    GTEST_SKIP() << "npm test dependencies not installed (docker/install-deps.sh)";
+  SpawnSpec spec;
+  spec.name = "everything";
+  spec.command = "node";
+  spec.args = {"/srv/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"};
+  SandboxPolicy policy;  // the default profile: network none, default limits
+  policy.binds = {{modules.string(), "/srv/node_modules", true}};
+  policy.on_unavailable = OnUnavailable::kDegrade;  // cgroups need root
+  spec.sandbox = policy;
+  spec.init_binary = kRunner;
+  auto child = spawn(spec);
+  ASSERT_TRUE(child) << child.error().message;
+  std::string requests =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+      R"("capabilities":{},"clientInfo":{"name":"sandbox_test","version":"1"}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",)"
+      R"("arguments":{"message":"hi from the sandbox"}}})"
+      "\n";
+  ASSERT_EQ(::write(child->stdin_fd.get(), requests.data(), requests.size()),
+            static_cast<ssize_t>(requests.size()));
+  std::string out = readUntil(*child, "Echo: hi from the sandbox");
+  EXPECT_NE(out.find(R"("id":1)"), std::string::npos) << out;
+  EXPECT_NE(out.find("Echo: hi from the sandbox"), std::string::npos) << out;
+  terminate(*child, 2s);
+}
+
 TEST(Spawn, TheTreeDiesWithTheGateway) {
   // A stand-in gateway process spawns a sandboxed server, reports the
   // supervisor's pid, and is then SIGKILLed.
