@@ -75,6 +75,8 @@ std::string_view toString(Encoding e) {
 }
 
 std::optional<MappedText> decodeBase64(std::string_view in) {
+  // Padding belongs to the last quartet: a finding there must cover it too.
+  const std::size_t encoded_size = in.size();
   while (!in.empty() && in.back() == '=') in.remove_suffix(1);
   bool std_chars = false, url_chars = false;
   for (const char c : in) {
@@ -98,7 +100,8 @@ std::optional<MappedText> decodeBase64(std::string_view in) {
     if (bits >= 8) {
       bits -= 8;
       const std::size_t group = i / 4 * 4;
-      out.push(static_cast<char>((acc >> bits) & 0xFF), group, std::min(group + 4, in.size()));
+      const std::size_t group_end = group + 4 >= in.size() ? encoded_size : group + 4;
+      out.push(static_cast<char>((acc >> bits) & 0xFF), group, group_end);
     }
     if (i == 11 && !looksLikeText(out.text)) return std::nullopt;
   }

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlp/rule_set.h"
+
+namespace mcpgate::dlp::testing {
+
+inline std::filesystem::path sourceDir() { return MCPGATE_SOURCE_DIR; }
+
+// The shipped packs, loaded once for the whole test binary.
+inline std::shared_ptr<const RuleSet> shippedRules() {
+  static const auto rules = [] {
+    const std::vector<std::filesystem::path> paths = {sourceDir() / "rules"};
+    auto r = RuleSet::load(paths);
+    if (!r) ADD_FAILURE() << r.error().message;
+    return r ? *r : nullptr;
+  }();
+  return rules;
+}
+
+inline std::shared_ptr<const RuleSet> rulesFromYaml(const std::string& yaml) {
+  auto parsed = loadRuleText(yaml, "test.yaml");
+  if (!parsed) {
+    ADD_FAILURE() << parsed.error().message;
+    return nullptr;
+  }
+  auto set = RuleSet::fromRules(std::move(*parsed));
+  if (!set) {
+    ADD_FAILURE() << set.error().message;
+    return nullptr;
+  }
+  return *set;
+}
+
+}  // namespace mcpgate::dlp::testing
