@@ -174,6 +174,10 @@ int runContained(const SpawnSpec& spec) {
   const SandboxPolicy& policy = *spec.sandbox;
   bool degrade = policy.on_unavailable == OnUnavailable::kDegrade;
   LayerReport report;
+  // Before anything is created: a SIGTERM from now on is forwarded to the
+  // server (or ends a setup that has not started it), never a half-built
+  // sandbox left behind with its cgroup.
+  sigset_t server_mask = blockSupervisorSignals();
 
   // Policy: what may run, with which arguments and environment.
   if (auto r = validatePolicy(policy); !r) return say(r.error().message), kExitSandboxFailed;
@@ -215,7 +219,7 @@ int runContained(const SpawnSpec& spec) {
   // Namespaces: user, pid, mount, ipc, uts, cgroup, and network unless host.
   if (auto r = dropSupplementaryGroupsIfRoot(); !r)
     return say(r.error().message), kExitSandboxFailed;
-  p.server_mask = blockSupervisorSignals();
+  p.server_mask = server_mask;
   std::array<int, 2> go{}, verdict{};
   if (::pipe2(go.data(), O_CLOEXEC) != 0 || ::pipe2(verdict.data(), O_CLOEXEC) != 0) {
     return say(sysError("pipe2").message), kExitSandboxFailed;

@@ -570,6 +570,8 @@ TEST(Spawn, KillingTheSupervisorKillsTheWholeTree) {
   while (!leftoverCgroups(child->pid).empty() && std::chrono::steady_clock::now() < deadline) {
     auto next = spawn(sandboxedProbe({"exit:0"}));
     ASSERT_TRUE(next) << next.error().message;
+    pollfd exited{next->pidfd.get(), POLLIN, 0};
+    ::poll(&exited, 1, 5000);
     terminate(*next, 2s);
     std::this_thread::sleep_for(50ms);
   }
