@@ -131,6 +131,10 @@ void resetSignals(const sigset_t& mask) {
     fail(error_fd, kExitSandboxFailed, sysError("chdir " + cwd + " inside the sandbox").message);
   }
 
+  // The supervisor moves us into the cgroup while we built the root (a v1
+  // migration waits for an RCU grace period, ~10 ms): wait for it to finish
+  // before anything is forked, so the server is born inside the limits.
+  if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);
   pid_t server = ::fork();
   if (server < 0) fail(error_fd, kExitSandboxFailed, sysError("fork the server").message);
   if (server == 0) execServer(p, error_fd);
@@ -255,7 +259,6 @@ int runContained(const SpawnSpec& spec) {
   };
   if (auto r = writeIdMaps(init, sandboxHostIds()); !r)
     return abort("uid/gid maps: " + r.error().message);
-  if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
 
   report.enforced = {"user",         "pid",         "mount",          "ipc",
                      "uts",          "rlimits",     "seccomp",        "no_new_privs",
@@ -272,6 +275,9 @@ int runContained(const SpawnSpec& spec) {
   if (policy.report) say(report.toJson(spec.name));
 
   if (::write(go_write.get(), "g", 1) != 1)
+    return abort(sysError("release the sandbox init").message);
+  if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
+  if (::write(go_write.get(), "c", 1) != 1)
     return abort(sysError("release the sandbox init").message);
   ChildResult verdict_result = readVerdict(verdict_read.get());
   if (verdict_result.code != 0) {
