@@ -20,5 +20,6 @@ struct Command {
 int runServe(Args args);
 int runStdio(Args args);
 int runConfigCheck(Args args);
+int runSandbox(Args args);
 
 }  // namespace mcpgate::gateway

@@ -319,7 +319,16 @@ class Connection {
       }
     }
     const std::string sid = initialize ? session->id() : "";
+    // JSON when nothing but responses came (a batch waits for all of them);
+    // SSE as soon as the server sends anything else first.
     Mailbox::Batch first = co_await mailbox->next();
+    while (accepts_json && !first.finished && !first.has_intermediate) {
+      Mailbox::Batch more = co_await mailbox->next();
+      first.messages.insert(first.messages.end(), std::make_move_iterator(more.messages.begin()),
+                            std::make_move_iterator(more.messages.end()));
+      first.has_intermediate = more.has_intermediate;
+      first.finished = more.finished;
+    }
     if (accepts_json && first.finished && !first.has_intermediate) {
       std::string body;
       if (is_batch) {

@@ -43,10 +43,11 @@ std::expected<json, ParseError> parse(std::string_view text, std::uint32_t max_d
       json ignored = json::parse(text);
     } catch (const json::parse_error& e) {
       detail = e.what();
-      if (auto pos = detail.find("parse error"); pos != std::string::npos)
-        detail = detail.substr(pos);
+      // "[json.exception.parse_error.101] parse error at line 1, column 18: ..."
+      if (auto pos = detail.find(" at line"); pos != std::string::npos)
+        detail = detail.substr(pos + 1);
     }
-    return std::unexpected(ParseError{kParseError, "Parse error: " + detail});
+    return std::unexpected(ParseError{kParseError, "Parse error " + detail});
   }
   if (!value.is_object() && !value.is_array()) {
     return std::unexpected(

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gateway/cli.h"
+#include "sandbox/entry.h"
 
 namespace {
 
@@ -20,6 +21,9 @@ const std::vector<Command>& commands() {
        runStdio},
       {"config check", "FILE", "validate a config file and print the effective config",
        runConfigCheck},
+      {"sandbox", "run [OPTIONS] -- CMD [ARGS] | probe",
+       "run a command in the server sandbox, or show which layers this host can enforce",
+       runSandbox},
   };
   return table;
 }
@@ -35,6 +39,12 @@ void printUsage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // What sandbox::spawn() re-executes (/proc/self/exe sandbox-init ...):
+  // dispatched before anything else so the process stays single-threaded.
+  if (argc > 1 && std::strcmp(argv[1], "sandbox-init") == 0) {
+    return mcpgate::sandbox::sandboxInitMain(
+        std::span<char* const>(argv + 2, static_cast<std::size_t>(argc - 2)));
+  }
   std::vector<char*> args(argv + 1, argv + argc);
   if (args.empty() || std::strcmp(args[0], "help") == 0 || std::strcmp(args[0], "--help") == 0 ||
       std::strcmp(args[0], "-h") == 0) {

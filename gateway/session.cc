@@ -46,13 +46,14 @@ Session::Session(std::string id, asio::any_io_executor strand,
 std::expected<void, std::string> Session::start() {
   sandbox::SpawnSpec spec{server_.name, server_.command, server_.args, server_.env, server_.cwd};
   std::weak_ptr<Session> weak = weak_from_this();
-  Upstream::Callbacks callbacks{[weak](std::string line) {
-                                  if (auto self = weak.lock()) self->fromServer(std::move(line));
-                                },
-                                [weak, hooks = hooks_](const std::string& why) {
-                                  if (auto self = weak.lock()) self->upstreamExited(why);
-                                  if (hooks.on_child_gone) hooks.on_child_gone();
-                                }};
+  Upstream::Callbacks callbacks{
+      [weak](std::string line) {
+        if (auto self = weak.lock()) self->fromServer(std::move(line));
+      },
+      [weak, hooks = hooks_](const std::string& status, const std::string& stopped_because) {
+        if (auto self = weak.lock()) self->upstreamExited(status, stopped_because);
+        if (hooks.on_child_gone) hooks.on_child_gone();
+      }};
   Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace};
   auto upstream = Upstream::start(strand_, spec, options, std::move(callbacks));
   if (!upstream) return std::unexpected(upstream.error());
@@ -284,8 +285,13 @@ void Session::close(const std::string& reason) {
   });
 }
 
-void Session::upstreamExited(const std::string& why) {
-  close("MCP server '" + server_.name + "' exited unexpectedly (" + why + ")");
+void Session::upstreamExited(const std::string& status, const std::string& stopped_because) {
+  // After a DELETE or idle reap the session is closed already and this is a no-op.
+  if (stopped_because.empty()) {
+    close("MCP server '" + server_.name + "' exited unexpectedly (" + status + ")");
+  } else {
+    close("MCP server '" + server_.name + "' was stopped: it " + stopped_because);
+  }
 }
 
 void Session::scheduleTick() {

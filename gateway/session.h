@@ -71,7 +71,7 @@ class Session : public std::enable_shared_from_this<Session> {
   };
 
   void fromServer(std::string line);  // on the strand
-  void upstreamExited(const std::string& why);
+  void upstreamExited(const std::string& status, const std::string& stopped_because);
   void routeUnsolicited(std::string message);                         // mu_ held
   void completeLocked(const std::string& key, std::string response);  // mu_ held
   void scheduleTick();

@@ -196,7 +196,7 @@ void Upstream::maybeReportExit() {
              {"pid", pid_},
              {"status", why},
              {"reason", terminate_reason_.empty() ? "exited by itself" : terminate_reason_}});
-  if (callbacks_.on_exit) callbacks_.on_exit(why);
+  if (callbacks_.on_exit) callbacks_.on_exit(why, terminate_reason_);
 }
 
 void Upstream::terminate(std::string why) {

@@ -33,8 +33,9 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
   };
   struct Callbacks {
     std::function<void(std::string line)> on_message;
-    // Called once, after the process is reaped and its stdout drained.
-    std::function<void(const std::string& why)> on_exit;
+    // Called once, after the process is reaped and its stdout drained: how it
+    // ended ("exited with status 3") and, if the gateway stopped it, why.
+    std::function<void(const std::string& status, const std::string& stopped_because)> on_exit;
   };
 
   [[nodiscard]] static std::expected<std::shared_ptr<Upstream>, std::string> start(

@@ -224,6 +224,10 @@ process.stdin.on('data', (chunk) => {
   }
 });
 // Exit when the client closes stdin, even with a hanging call or timers pending.
-process.stdin.on('end', () => process.exit(0));
+// TEST_SERVER_IGNORE_SIGTERM=1 plays a stuck server: it outlives both.
+process.stdin.on('end', () => {
+  if (process.env.TEST_SERVER_IGNORE_SIGTERM === '1') setInterval(() => {}, 1000);
+  else process.exit(0);
+});
 // The client went away: nothing left to answer.
 process.stdout.on('error', () => process.exit(0));

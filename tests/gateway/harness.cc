@@ -1,0 +1,290 @@
+#include "tests/gateway/harness.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace mcpgate::testing {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "mcpgate-test-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string TempDir::write(const std::string& name, const std::string& content) const {
+  std::string p = path_ + "/" + name;
+  std::ofstream(p) << content;
+  return p;
+}
+
+std::string mcpgateBinary() {
+  const char* bin = std::getenv("MCPGATE_BIN");
+  return bin ? bin : MCPGATE_DEFAULT_BIN;
+}
+
+std::string sourceDir() { return MCPGATE_SOURCE_DIR; }
+std::string testServerPath() { return sourceDir() + "/tests/servers/test_server.mjs"; }
+
+bool processExists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
+}
+
+std::string HttpResponse::header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? "" : it->second;
+}
+
+std::vector<json> HttpResponse::events() const {
+  std::vector<json> out;
+  std::istringstream in(body);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("data: ", 0) == 0) out.push_back(json::parse(line.substr(6)));
+  }
+  return out;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+int connectTo(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot connect to the gateway on port " + std::to_string(port));
+  }
+  return fd;
+}
+
+void sendAll(int fd, const std::string& data) {
+  std::size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) return;  // the server may refuse early (413)
+    off += static_cast<std::size_t>(n);
+  }
+}
+
+std::string buildRequest(const std::string& method, const std::string& path, const Headers& headers,
+                         const std::string& body) {
+  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  for (const auto& [k, v] : headers) req += k + ": " + v + "\r\n";
+  if (!body.empty() || method == "POST")
+    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "\r\n" + body;
+  return req;
+}
+
+// Reads what is there within `timeout`; false on EOF or timeout with nothing.
+bool readSome(int fd, std::string& out, std::chrono::milliseconds timeout) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return false;
+  char buf[65536];
+  ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+  if (n <= 0) return false;
+  out.append(buf, static_cast<std::size_t>(n));
+  return true;
+}
+
+}  // namespace
+
+HttpResponse parseResponse(const std::string& raw) {
+  HttpResponse r;
+  auto head_end = raw.find("\r\n\r\n");
+  if (head_end == std::string::npos) return r;
+  std::istringstream head(raw.substr(0, head_end));
+  std::string line;
+  std::getline(head, line);
+  if (line.size() > 12) r.status = std::stoi(line.substr(9, 3));
+  while (std::getline(head, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    r.headers[lower(line.substr(0, colon))] = value;
+  }
+  std::string body = raw.substr(head_end + 4);
+  if (lower(r.header("transfer-encoding")) == "chunked") {
+    std::string decoded;
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+      auto eol = body.find("\r\n", pos);
+      if (eol == std::string::npos) break;
+      std::size_t size = std::stoul(body.substr(pos, eol - pos), nullptr, 16);
+      if (size == 0) break;
+      decoded += body.substr(eol + 2, size);
+      pos = eol + 2 + size + 2;
+    }
+    body = decoded;
+  }
+  r.body = body;
+  return r;
+}
+
+HttpResponse http(int port, const std::string& method, const std::string& path,
+                  const Headers& headers, const std::string& body) {
+  StreamingRequest request(port, method, path, headers, body);
+  return request.finish();
+}
+
+StreamingRequest::StreamingRequest(int port, const std::string& method, const std::string& path,
+                                   const Headers& headers, const std::string& body)
+    : fd_(connectTo(port)) {
+  sendAll(fd_, buildRequest(method, path, headers, body));
+}
+
+StreamingRequest::~StreamingRequest() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool StreamingRequest::readUntil(const std::string& needle, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (raw_.find(needle) == std::string::npos) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0 || !readSome(fd_, raw_, left))
+      return raw_.find(needle) != std::string::npos;
+  }
+  return true;
+}
+
+HttpResponse StreamingRequest::finish(std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0 || !readSome(fd_, raw_, left)) break;
+  }
+  return parseResponse(raw_);
+}
+
+Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env) {
+  std::string config = dir_.write("mcpgate.yaml", config_yaml);
+  log_path_ = dir_.path() + "/gateway.log";
+  std::string bin = mcpgateBinary();
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(log, STDERR_FILENO);
+    int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
+    ::execl(bin.c_str(), bin.c_str(), "serve", "-c", config.c_str(), nullptr);
+    ::_exit(127);
+  }
+  bool up = waitUntil(
+      [&] {
+        std::string text = log();
+        auto at = text.find("\"address\":\"127.0.0.1:");
+        if (at == std::string::npos) return false;
+        port_ = std::stoi(text.substr(at + 21));
+        return true;
+      },
+      std::chrono::seconds(10));
+  if (!up) throw std::runtime_error("gateway did not start; log:\n" + log());
+}
+
+Gateway::~Gateway() {
+  if (pid_ > 0) (void)stop();
+}
+
+std::string Gateway::log() const {
+  std::ifstream in(log_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::optional<int> Gateway::stop(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return std::nullopt;
+  ::kill(pid_, SIGTERM);
+  auto deadline = Clock::now() + timeout;
+  int status = 0;
+  while (Clock::now() < deadline) {
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return std::nullopt;
+}
+
+HttpResponse Gateway::post(const std::string& server, const json& message,
+                           const std::string& session, const std::string& accept,
+                           const Headers& extra) {
+  Headers headers = {{"Content-Type", "application/json"}, {"Accept", accept}};
+  if (!session.empty()) headers.emplace_back("Mcp-Session-Id", session);
+  headers.insert(headers.end(), extra.begin(), extra.end());
+  return http(port_, "POST", "/mcp/" + server, headers, message.dump());
+}
+
+std::string Gateway::initialize(const std::string& server, const std::string& protocol_version) {
+  json init = {{"jsonrpc", "2.0"},
+               {"id", 0},
+               {"method", "initialize"},
+               {"params",
+                {{"protocolVersion", protocol_version},
+                 {"capabilities", json::object()},
+                 {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}}}};
+  auto r = post(server, init, "");
+  if (r.status != 200) throw std::runtime_error("initialize failed: " + r.body);
+  std::string sid = r.header("mcp-session-id");
+  auto note = post(server, {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}, sid);
+  if (note.status != 202) throw std::runtime_error("initialized notification: " + note.body);
+  return sid;
+}
+
+json Gateway::callTool(const std::string& server, const std::string& session,
+                       const std::string& tool, const json& arguments, int id) {
+  json call = {{"jsonrpc", "2.0"},
+               {"id", id},
+               {"method", "tools/call"},
+               {"params", {{"name", tool}, {"arguments", arguments}}}};
+  auto r = post(server, call, session, "application/json");
+  if (r.status != 200)
+    throw std::runtime_error("tools/call failed: " + std::to_string(r.status) + " " + r.body);
+  return r.json_body();
+}
+
+}  // namespace mcpgate::testing

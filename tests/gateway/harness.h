@@ -1,0 +1,105 @@
+#pragma once
+
+// Test harness: the real mcpgate binary on port 0 with a config written by
+// the test, and a plain-socket HTTP/1.1 client (no Beast: keeps tests quick
+// to compile and independent of the code under test).
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcpgate::testing {
+
+using nlohmann::json;
+
+// A fresh directory under /tmp, removed at destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  [[nodiscard]] const std::string& path() const { return path_; }
+  std::string write(const std::string& name, const std::string& content) const;
+
+ private:
+  std::string path_;
+};
+
+std::string mcpgateBinary();
+std::string sourceDir();
+std::string testServerPath();
+bool processExists(pid_t pid);  // false once reaped (a zombie still exists)
+bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
+
+struct HttpResponse {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names in lower case
+  std::string body;
+  [[nodiscard]] std::string header(const std::string& name) const;
+  [[nodiscard]] json json_body() const { return json::parse(body); }
+  // The `data:` payloads of an SSE body, parsed.
+  [[nodiscard]] std::vector<json> events() const;
+};
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// One request on its own connection (Connection: close).
+HttpResponse http(int port, const std::string& method, const std::string& path,
+                  const Headers& headers = {}, const std::string& body = "");
+
+// A request whose response is read bit by bit: for SSE streams.
+class StreamingRequest {
+ public:
+  StreamingRequest(int port, const std::string& method, const std::string& path,
+                   const Headers& headers, const std::string& body);
+  ~StreamingRequest();
+  // Reads until the raw response contains `needle`; false on timeout or EOF.
+  bool readUntil(const std::string& needle, std::chrono::milliseconds timeout);
+  // Reads to the end of the response (the server closes or ends the chunks).
+  HttpResponse finish(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  [[nodiscard]] const std::string& raw() const { return raw_; }
+
+ private:
+  int fd_ = -1;
+  std::string raw_;
+};
+
+HttpResponse parseResponse(const std::string& raw);
+
+class Gateway {
+ public:
+  // Writes `config_yaml` (which should say `listen: 127.0.0.1:0`) and starts
+  // `mcpgate serve` with extra environment variables.
+  explicit Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env = {});
+  ~Gateway();
+
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] std::string log() const;
+  [[nodiscard]] const TempDir& dir() const { return dir_; }
+  // Sends SIGTERM and waits; the exit status, or nullopt on timeout.
+  std::optional<int> stop(std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+  // MCP helpers on /mcp/<server>.
+  HttpResponse post(const std::string& server, const json& message, const std::string& session,
+                    const std::string& accept = "application/json, text/event-stream",
+                    const Headers& extra = {});
+  // initialize + notifications/initialized; returns the session id.
+  std::string initialize(const std::string& server,
+                         const std::string& protocol_version = "2025-06-18");
+  // tools/call on an initialized session, answered as JSON.
+  json callTool(const std::string& server, const std::string& session, const std::string& tool,
+                const json& arguments, int id = 100);
+
+ private:
+  TempDir dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string log_path_;
+};
+
+}  // namespace mcpgate::testing

@@ -1,0 +1,400 @@
+// The real mcpgate binary on port 0 in front of tests/servers/test_server.mjs.
+// Each test asserts the HTTP status and the JSON-RPC error a client would see.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <set>
+#include <thread>
+
+#include "tests/gateway/harness.h"
+
+namespace mcpgate::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string config(
+    const std::string& extra = "", const std::string& server_extra = "",
+    const std::string& session = "idle_timeout: 60s, grace: 2s, request_timeout: 30s",
+    const std::string& listen = "127.0.0.1:0") {
+  return "listen: " + listen + "\n" +
+         "servers:\n"
+         "  test:\n"
+         "    command: node\n"
+         "    args: [" +
+         testServerPath() + "]\n" + server_extra + "session: {" + session + "}\n" + extra;
+}
+
+json toolCall(int id, const std::string& tool, const json& arguments = json::object()) {
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "tools/call"},
+          {"params", {{"name", tool}, {"arguments", arguments}}}};
+}
+
+std::string text(const json& result) { return result["result"]["content"][0]["text"]; }
+
+pid_t serverPid(Gateway& gw, const std::string& sid) {
+  return std::stoi(text(gw.callTool("test", sid, "pid", json::object(), 900)));
+}
+
+TEST(Gateway, SessionCreateUseDelete) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  EXPECT_EQ(sid.size(), 48u);
+  EXPECT_EQ(sid.find_first_not_of("0123456789abcdef"), std::string::npos);
+
+  json echo = gw.callTool("test", sid, "echo", {{"text", "héllo"}});
+  EXPECT_EQ(text(echo), "héllo");
+  pid_t child = serverPid(gw, sid);
+  ASSERT_TRUE(processExists(child));
+
+  auto del = http(gw.port(), "DELETE", "/mcp/test", {{"Mcp-Session-Id", sid}});
+  EXPECT_EQ(del.status, 200);
+  EXPECT_TRUE(waitUntil([&] { return !processExists(child); }, 5s)) << "server not reaped";
+
+  auto after = gw.post("test", toolCall(1, "echo", {{"text", "x"}}), sid);
+  EXPECT_EQ(after.status, 404);
+  EXPECT_EQ(after.json_body()["error"]["data"]["reason"], "unknown_session");
+}
+
+TEST(Gateway, TwoSessionsHaveTwoServers) {
+  Gateway gw(config());
+  std::string a = gw.initialize("test");
+  std::string b = gw.initialize("test");
+  EXPECT_NE(a, b);
+  EXPECT_NE(serverPid(gw, a), serverPid(gw, b));
+}
+
+TEST(Gateway, UnknownAndMissingSession) {
+  Gateway gw(config());
+  auto missing = gw.post("test", toolCall(1, "echo", {{"text", "x"}}), "");
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(missing.json_body()["error"]["code"], -32600);
+  EXPECT_EQ(missing.json_body()["error"]["data"]["reason"], "missing_session");
+
+  auto unknown = gw.post("test", toolCall(1, "echo", {{"text", "x"}}), "deadbeef");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(unknown.json_body()["error"]["data"]["reason"], "unknown_session");
+
+  auto get = http(gw.port(), "GET", "/mcp/test",
+                  {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", "deadbeef"}});
+  EXPECT_EQ(get.status, 404);
+  auto del = http(gw.port(), "DELETE", "/mcp/test", {});
+  EXPECT_EQ(del.status, 400);
+}
+
+TEST(Gateway, UnknownServerPath) {
+  Gateway gw(config());
+  auto r = gw.post("nope", toolCall(1, "echo"), "");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "unknown_server");
+}
+
+TEST(Gateway, IdleSessionIsReaped) {
+  Gateway gw(config("", "", "idle_timeout: 300ms, grace: 2s"));
+  std::string sid = gw.initialize("test");
+  pid_t child = serverPid(gw, sid);
+  EXPECT_TRUE(waitUntil([&] { return !processExists(child); }, 5s)) << gw.log();
+  EXPECT_NE(gw.log().find("idle"), std::string::npos);
+  EXPECT_EQ(gw.post("test", toolCall(1, "echo", {{"text", "x"}}), sid).status, 404);
+}
+
+TEST(Gateway, ChildCrashMidCallFailsThePendingRequest) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  auto r = gw.post("test", toolCall(7, "crash"), sid, "application/json");
+  ASSERT_EQ(r.status, 200);
+  json body = r.json_body();
+  EXPECT_EQ(body["id"], 7);
+  EXPECT_EQ(body["error"]["code"], -32000);
+  EXPECT_EQ(body["error"]["message"],
+            "MCP server 'test' exited unexpectedly (exited with status 3)");
+  EXPECT_EQ(gw.post("test", toolCall(8, "echo", {{"text", "x"}}), sid).status, 404);
+}
+
+TEST(Gateway, HangingChildTimesOutAndIsTold) {
+  Gateway gw(config("", "", "request_timeout: 500ms"));
+  std::string sid = gw.initialize("test");
+  auto r = gw.post("test", toolCall(9, "hang"), sid, "application/json");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.json_body()["error"]["code"], -32001);
+  EXPECT_EQ(r.json_body()["error"]["message"], "MCP server 'test' did not answer within 500ms");
+  // The server hears that the request was given up.
+  EXPECT_TRUE(waitUntil(
+      [&] { return gw.log().find("recv notifications/cancelled") != std::string::npos; }, 3s));
+  // The session still works.
+  EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "still here"}})), "still here");
+}
+
+TEST(Gateway, ServerIgnoringSigtermIsKilledAfterGrace) {
+  Gateway gw(config("", "    env: {TEST_SERVER_IGNORE_SIGTERM: \"1\"}\n", "grace: 300ms"));
+  std::string sid = gw.initialize("test");
+  pid_t child = serverPid(gw, sid);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(http(gw.port(), "DELETE", "/mcp/test", {{"Mcp-Session-Id", sid}}).status, 200);
+  EXPECT_TRUE(waitUntil([&] { return !processExists(child); }, 5s));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 250ms);  // it did wait for the grace
+  EXPECT_NE(gw.log().find("ignored SIGTERM; killing it"), std::string::npos);
+  EXPECT_NE(gw.log().find("killed by signal 9"), std::string::npos);
+}
+
+TEST(Gateway, OversizeBodyIs413) {
+  Gateway gw(config("limits: {max_body_bytes: 1KiB}\n"));
+  std::string sid = gw.initialize("test");
+  auto r = gw.post("test", toolCall(1, "echo", {{"text", std::string(2000, 'a')}}), sid);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(r.json_body()["error"]["message"], "request body exceeds the limit of 1024 bytes");
+  EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "max_body_bytes");
+}
+
+TEST(Gateway, MalformedJsonIs400ParseError) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  auto r = http(gw.port(), "POST", "/mcp/test",
+                {{"Content-Type", "application/json"},
+                 {"Accept", "application/json"},
+                 {"Mcp-Session-Id", sid}},
+                R"({"jsonrpc":"2.0","id":1,"method":)");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.json_body()["error"]["code"], -32700);
+  EXPECT_EQ(r.json_body()["id"], nullptr);
+
+  auto not_rpc = gw.post("test", json{{"hello", "world"}}, sid);
+  EXPECT_EQ(not_rpc.status, 400);
+  EXPECT_EQ(not_rpc.json_body()["error"]["code"], -32600);
+}
+
+TEST(Gateway, DeepNestingIsRefused) {
+  Gateway gw(config("limits: {max_json_depth: 16}\n"));
+  std::string sid = gw.initialize("test");
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto r = http(gw.port(), "POST", "/mcp/test",
+                {{"Content-Type", "application/json"},
+                 {"Accept", "application/json"},
+                 {"Mcp-Session-Id", sid}},
+                R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":)" + deep + "}}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.json_body()["error"]["message"], "message nests deeper than the limit of 16");
+  EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "ok"}})), "ok");  // still up
+}
+
+TEST(Gateway, OriginAllowlist) {
+  Gateway gw(config());
+  json init = {{"jsonrpc", "2.0"},
+               {"id", 0},
+               {"method", "initialize"},
+               {"params",
+                {{"protocolVersion", "2025-06-18"},
+                 {"capabilities", json::object()},
+                 {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
+  auto evil = gw.post("test", init, "", "application/json", {{"Origin", "http://evil.example"}});
+  EXPECT_EQ(evil.status, 403);
+  EXPECT_EQ(evil.json_body()["error"]["data"]["reason"], "origin_not_allowed");
+  auto local = gw.post("test", init, "", "application/json", {{"Origin", "http://localhost:5173"}});
+  EXPECT_EQ(local.status, 200);
+}
+
+TEST(Gateway, ProtocolVersionHeaderChecked) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  auto bad = gw.post("test", toolCall(1, "echo", {{"text", "x"}}), sid, "application/json",
+                     {{"MCP-Protocol-Version", "1999-01-01"}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.json_body()["error"]["data"]["reason"], "protocol_version");
+  auto good = gw.post("test", toolCall(2, "echo", {{"text", "x"}}), sid, "application/json",
+                      {{"MCP-Protocol-Version", "2025-06-18"}});
+  EXPECT_EQ(good.status, 200);
+}
+
+TEST(Gateway, AcceptAndContentTypeChecked) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  auto r = gw.post("test", toolCall(1, "echo"), sid, "text/html");
+  EXPECT_EQ(r.status, 406);
+  auto ct = http(
+      gw.port(), "POST", "/mcp/test",
+      {{"Content-Type", "text/plain"}, {"Accept", "application/json"}, {"Mcp-Session-Id", sid}},
+      toolCall(1, "echo").dump());
+  EXPECT_EQ(ct.status, 415);
+  auto put = http(gw.port(), "PUT", "/mcp/test", {{"Mcp-Session-Id", sid}});
+  EXPECT_EQ(put.status, 405);
+}
+
+TEST(Gateway, ProgressStreamsAsSse) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  json call = toolCall(5, "progress", {{"steps", 3}});
+  call["params"]["_meta"] = {{"progressToken", "tok"}};
+  auto r = gw.post("test", call, sid);
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("content-type"), "text/event-stream");
+  auto events = r.events();
+  ASSERT_EQ(events.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(events[i]["method"], "notifications/progress");
+    EXPECT_EQ(events[i]["params"]["progress"], i + 1);
+  }
+  EXPECT_EQ(events[3]["id"], 5);
+  EXPECT_EQ(text(events[3]), "done 3 steps");
+}
+
+TEST(Gateway, PlainCallAnswersAsJsonEvenWhenSseAccepted) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  auto r = gw.post("test", toolCall(5, "echo", {{"text", "x"}}), sid);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  EXPECT_EQ(r.json_body()["id"], 5);
+}
+
+TEST(Gateway, ServerToClientSamplingRoundTrip) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  StreamingRequest call(gw.port(), "POST", "/mcp/test",
+                        {{"Content-Type", "application/json"},
+                         {"Accept", "application/json, text/event-stream"},
+                         {"Mcp-Session-Id", sid}},
+                        toolCall(11, "sample").dump());
+  ASSERT_TRUE(call.readUntil("sampling/createMessage", 5s)) << call.raw();
+  auto pending = parseResponse(call.raw());
+  json request = pending.events().at(0);
+  ASSERT_EQ(request["method"], "sampling/createMessage");
+  json answer = {{"jsonrpc", "2.0"},
+                 {"id", request["id"]},
+                 {"result",
+                  {{"role", "assistant"},
+                   {"model", "test-model"},
+                   {"content", {{"type", "text"}, {"text", "sampled words"}}}}}};
+  EXPECT_EQ(gw.post("test", answer, sid).status, 202);
+  auto done = call.finish();
+  auto events = done.events();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1]["id"], 11);
+  EXPECT_EQ(text(events[1]), "sampled words");
+}
+
+TEST(Gateway, GetStreamCarriesServerMessagesOutsideRequests) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  StreamingRequest stream(gw.port(), "GET", "/mcp/test",
+                          {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", sid}}, "");
+  ASSERT_TRUE(stream.readUntil("text/event-stream", 5s)) << stream.raw();
+  auto second = http(gw.port(), "GET", "/mcp/test",
+                     {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", sid}});
+  EXPECT_EQ(second.status, 409);
+  // A JSON-only request cannot carry the log notification: it goes to the GET stream.
+  json result = gw.callTool("test", sid, "log", {{"text", "to the stream"}});
+  EXPECT_EQ(result["id"], 100);
+  ASSERT_TRUE(stream.readUntil("to the stream", 5s)) << stream.raw();
+  EXPECT_NE(stream.raw().find("notifications/message"), std::string::npos);
+}
+
+TEST(Gateway, ClientCancellationReachesServerAndEndsTheWait) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  StreamingRequest call(gw.port(), "POST", "/mcp/test",
+                        {{"Content-Type", "application/json"},
+                         {"Accept", "application/json"},
+                         {"Mcp-Session-Id", sid}},
+                        toolCall(21, "hang").dump());
+  ASSERT_TRUE(waitUntil([&] { return gw.log().find("recv tools/call") != std::string::npos; }, 5s));
+  json cancel = {{"jsonrpc", "2.0"},
+                 {"method", "notifications/cancelled"},
+                 {"params", {{"requestId", 21}, {"reason", "user pressed stop"}}}};
+  EXPECT_EQ(gw.post("test", cancel, sid).status, 202);
+  auto r = call.finish(5s);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.json_body()["error"]["code"], -32800);
+  EXPECT_TRUE(waitUntil(
+      [&] { return gw.log().find("recv notifications/cancelled") != std::string::npos; }, 3s));
+}
+
+TEST(Gateway, OverlongServerLineFailsCleanly) {
+  Gateway gw(config("limits: {max_line_bytes: 4KiB}\n"));
+  std::string sid = gw.initialize("test");
+  auto r = gw.post("test", toolCall(3, "big", {{"bytes", 10000}}), sid, "application/json");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.json_body()["error"]["code"], -32000);
+  EXPECT_NE(r.json_body()["error"]["message"].get<std::string>().find("max_line_bytes"),
+            std::string::npos);
+  // A new session is fine.
+  std::string sid2 = gw.initialize("test");
+  EXPECT_EQ(text(gw.callTool("test", sid2, "big", {{"bytes", 100}})), std::string(100, 'x'));
+}
+
+TEST(Gateway, OnlyDeclaredEnvironmentReachesServer) {
+  Gateway gw(config("", "    env: {DECLARED: yes-it-is}\n"), {"GATEWAY_SECRET=do-not-leak"});
+  std::string sid = gw.initialize("test");
+  EXPECT_EQ(text(gw.callTool("test", sid, "env", {{"name", "DECLARED"}})), "yes-it-is");
+  EXPECT_EQ(text(gw.callTool("test", sid, "env", {{"name", "GATEWAY_SECRET"}}, 2)), "<unset>");
+}
+
+TEST(Gateway, ServerStderrGoesToLogWithServerName) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  (void)gw.callTool("test", sid, "stderr", {{"lines", 2}});
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        auto log = gw.log();
+        return log.find("\"msg\":\"server stderr\"") != std::string::npos &&
+               log.find("\"server\":\"test\"") != std::string::npos;
+      },
+      3s));
+}
+
+TEST(Gateway, BatchesOnlyFor20250326) {
+  Gateway gw(config());
+  std::string old_sid = gw.initialize("test", "2025-03-26");
+  json batch =
+      json::array({toolCall(1, "echo", {{"text", "a"}}), toolCall(2, "echo", {{"text", "b"}})});
+  auto r = gw.post("test", batch, old_sid, "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json body = r.json_body();
+  ASSERT_TRUE(body.is_array());
+  ASSERT_EQ(body.size(), 2u);
+  std::set<std::string> texts = {text(body[0]), text(body[1])};
+  EXPECT_EQ(texts, (std::set<std::string>{"a", "b"}));
+
+  std::string new_sid = gw.initialize("test", "2025-06-18");
+  auto refused = gw.post("test", batch, new_sid, "application/json");
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.json_body()["error"]["data"]["reason"], "batch_not_allowed");
+}
+
+TEST(Gateway, SpawnFailureIs502) {
+  Gateway gw("listen: 127.0.0.1:0\nservers:\n  broken:\n    command: /nonexistent/server\n");
+  json init = {{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}};
+  auto r = gw.post("broken", init, "");
+  EXPECT_EQ(r.status, 502);
+  EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "spawn_failed");
+}
+
+TEST(Gateway, ShutdownStopsEveryServer) {
+  Gateway gw(config());
+  pid_t a = serverPid(gw, gw.initialize("test"));
+  pid_t b = serverPid(gw, gw.initialize("test"));
+  auto status = gw.stop();
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
+  EXPECT_FALSE(processExists(a));
+  EXPECT_FALSE(processExists(b));
+}
+
+TEST(Gateway, RefusesNonLoopbackWithoutAuth) {
+  TempDir dir;
+  std::string cfg = dir.write("c.yaml", config("", "", "grace: 2s", "0.0.0.0:0"));
+  std::string cmd = mcpgateBinary() + " serve -c " + cfg + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  int status = ::pclose(p);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(out.find("refusing to listen on 0.0.0.0"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace mcpgate::testing
