@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test: a release tree with warnings as errors
+# (unit, integration, end-to-end with the official MCP SDK, conformance,
+# rule packs), then an ASan+UBSan tree running the unit and integration tests.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+bash docker/install-deps.sh
+
+echo "== build (release, -Werror)"
+bash scripts/build.sh build -DMCPGATE_WERROR=ON
+echo "== tests (release)"
+(cd build && ctest --output-on-failure --timeout 600)
+
+echo "== build (ASan + UBSan)"
+bash scripts/build.sh build-asan -DMCPGATE_WERROR=ON -DMCPGATE_SANITIZE=ON -DMCPGATE_BENCH=OFF
+echo "== tests (ASan + UBSan: unit and integration)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-asan && ctest --output-on-failure --timeout 600 -LE 'e2e|conformance|bench')
