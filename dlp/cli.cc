@@ -57,12 +57,25 @@ std::pair<std::size_t, std::size_t> lineColumn(std::string_view text, std::size_
   return {line, col};
 }
 
+// Compiled databases are cached so that running `mcpgate scan` again does not recompile the
+// packs: $MCPGATE_CACHE_DIR (empty disables), else $XDG_CACHE_HOME/mcpgate, else ~/.cache/mcpgate.
+std::filesystem::path cacheDir() {
+  if (const char* dir = std::getenv("MCPGATE_CACHE_DIR")) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::filesystem::path(xdg) / "mcpgate";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::filesystem::path(home) / ".cache" / "mcpgate";
+  }
+  return {};
+}
+
 std::expected<std::shared_ptr<const RuleSet>, Error> loadRules(
     const std::vector<std::filesystem::path>& paths) {
   if (paths.empty()) {
     return std::unexpected(Error{"no rules: pass --rules PATH or set MCPGATE_RULES"});
   }
-  return RuleSet::load(paths);
+  return RuleSet::load(paths, LoadOptions{cacheDir()});
 }
 
 struct ScanOptions {

@@ -46,6 +46,10 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
   return f;
 }
 
+// The expression Hyperscan compiles for a rule: the rule's pattern with wide bounded repeats
+// ({0,300}) opened up ({0,}). Counting repeats are what makes a Hyperscan compile slow; the
+// result matches a superset, and RE2 confirms every candidate with the exact pattern anyway.
+[[nodiscard]] std::string hsExpression(std::string_view pattern);
 [[nodiscard]] std::string re2Pattern(const Rule& r);
 [[nodiscard]] std::unique_ptr<re2::RE2> compileRe2(const Rule& r);
 

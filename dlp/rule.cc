@@ -300,6 +300,55 @@ std::optional<Direction> parseDirection(std::string_view s) {
 
 std::string Rule::where() const { return file + ":" + std::to_string(line); }
 
+std::string hsExpression(std::string_view p) {
+  constexpr long kWideRepeat = 24;
+  std::string out;
+  out.reserve(p.size());
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      out += p.substr(i, 2);
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      in_class = c != ']';
+      out.push_back(c);
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      out.push_back(c);
+      // A ']' right after '[' or '[^' is a literal member, not the end of the class.
+      if (i + 1 < p.size() && p[i + 1] == '^') out.push_back(p[++i]);
+      if (i + 1 < p.size() && p[i + 1] == ']') out.push_back(p[++i]);
+      continue;
+    }
+    if (c == '{') {
+      const auto close = p.find('}', i);
+      const auto comma = p.find(',', i);
+      if (close != std::string_view::npos && comma != std::string_view::npos && comma < close) {
+        const auto lo = p.substr(i + 1, comma - i - 1);
+        const auto hi = p.substr(comma + 1, close - comma - 1);
+        const auto digits = [](std::string_view d) {
+          return !d.empty() && std::ranges::all_of(d, [](char x) { return x >= '0' && x <= '9'; });
+        };
+        if (digits(lo) && digits(hi) &&
+            std::stol(std::string(hi)) - std::stol(std::string(lo)) > kWideRepeat) {
+          out += "{";
+          out += lo;
+          out += ",}";
+          i = close;
+          continue;
+        }
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::string re2Pattern(const Rule& r) { return r.multiline ? "(?m)" + r.pattern : r.pattern; }
 
 std::unique_ptr<re2::RE2> compileRe2(const Rule& r) {

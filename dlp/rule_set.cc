@@ -37,7 +37,7 @@ std::string databaseKey(const std::vector<Rule>& rules) {
     k += '\n';
     k += std::to_string(hsFlags(r));
     k += '\t';
-    k += r.pattern;
+    k += hsExpression(r.pattern);
   }
   return sha256Hex(k);
 }
@@ -148,10 +148,12 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
     }
   }
 
+  std::vector<std::string> expressions;
   std::vector<const char*> exprs;
   std::vector<unsigned> flags, ids;
+  for (const auto& r : rs) expressions.push_back(hsExpression(r.pattern));
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    exprs.push_back(rs[i].pattern.c_str());
+    exprs.push_back(expressions[i].c_str());
     flags.push_back(hsFlags(rs[i]));
     ids.push_back(static_cast<unsigned>(i));
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -17,7 +18,9 @@ inline std::filesystem::path sourceDir() { return MCPGATE_SOURCE_DIR; }
 inline std::shared_ptr<const RuleSet> shippedRules() {
   static const auto rules = [] {
     const std::vector<std::filesystem::path> paths = {sourceDir() / "rules"};
-    auto r = RuleSet::load(paths);
+    // The cache keeps each test process from recompiling the packs (ctest runs one per test).
+    const char* cache = std::getenv("MCPGATE_CACHE_DIR");
+    auto r = RuleSet::load(paths, LoadOptions{cache ? cache : ""});
     if (!r) ADD_FAILURE() << r.error().message;
     return r ? *r : nullptr;
   }();
