@@ -36,7 +36,8 @@ async function runConformance(url) {
     const file = path.join(outDir, dir, 'checks.json');
     if (!fs.existsSync(file)) continue;
     for (const check of JSON.parse(fs.readFileSync(file, 'utf8'))) {
-      checks.set(`${scenario}/${check.id}`, {status: check.status, error: check.errorMessage});
+      checks.set(`${scenario}/${check.id}`,
+          {status: check.status, error: check.errorMessage, details: check.details});
     }
   }
   fs.rmSync(outDir, {recursive: true, force: true});
@@ -44,8 +45,15 @@ async function runConformance(url) {
   return checks;
 }
 
+// A check passes unless the suite says FAILURE or WARNING, which is the
+// suite's own verdict (its ✓/✗ per scenario). INFO marks an optional
+// behaviour the server did not use: server-sse-streams-functional reports
+// INFO when all three concurrent POSTs are answered as JSON rather than SSE,
+// which the spec allows and mcpgate does whenever the server sends nothing
+// but the response; server-everything always streams.
+const kFailing = new Set(['FAILURE', 'WARNING']);
 const passing = (checks) =>
-  new Set([...checks].filter(([, c]) => c.status === 'SUCCESS').map(([key]) => key));
+  new Set([...checks].filter(([, c]) => !kFailing.has(c.status)).map(([key]) => key));
 const sorted = (set) => [...set].sort();
 
 const results = {};
@@ -58,7 +66,7 @@ test('conformance: server-everything directly', async () => {
     await server.stop();
   }
   const pass = passing(results.direct);
-  console.log(`directly: ${pass.size} of ${results.direct.size} checks pass:\n  ${sorted(pass).join('\n  ')}`);
+  console.log(`directly: ${pass.size} of ${results.direct.size} checks pass (no FAILURE/WARNING):\n  ${sorted(pass).join('\n  ')}`);
   // Without a working baseline the comparison below would prove nothing.
   assert.ok(pass.has('server-initialize/server-initialize') && pass.has('tools-call-simple-text/tools-call-simple-text'),
       'server-everything itself fails the basic checks: the baseline is broken');
@@ -73,7 +81,7 @@ test('conformance: server-everything behind mcpgate', async () => {
     await gateway.stop();
   }
   const pass = passing(results.gateway);
-  console.log(`through mcpgate: ${pass.size} of ${results.gateway.size} checks pass:\n  ${sorted(pass).join('\n  ')}`);
+  console.log(`through mcpgate: ${pass.size} of ${results.gateway.size} checks pass (no FAILURE/WARNING):\n  ${sorted(pass).join('\n  ')}`);
 });
 
 test('conformance: mcpgate passes the same checks as the server alone', () => {
@@ -82,7 +90,14 @@ test('conformance: mcpgate passes the same checks as the server alone', () => {
   const gateway = passing(results.gateway);
   const lost = sorted(direct).filter((k) => !gateway.has(k));
   const gained = sorted(gateway).filter((k) => !direct.has(k) && !kGatewayOwnChecks.has(k));
-  const describe = (keys) => keys.map((k) => `  ${k}: ${results.gateway.get(k)?.error ?? results.gateway.get(k)?.status ?? 'not run'}`).join('\n');
+  const describe = (keys) => keys.map((k) => {
+    const [d, g] = [results.direct.get(k), results.gateway.get(k)];
+    return `  ${k}\n    directly: ${d?.status ?? 'not run'} ${d?.error ?? ''}\n` +
+        `    through mcpgate: ${g?.status ?? 'not run'} ${g?.error ?? ''} ${JSON.stringify(g?.details ?? {}).slice(0, 600)}`;
+  }).join('\n');
+  const statusChanged = sorted(new Set([...results.direct.keys(), ...results.gateway.keys()]))
+      .filter((k) => results.direct.get(k)?.status !== results.gateway.get(k)?.status);
+  if (statusChanged.length > 0) console.log(`checks whose status differs:\n${describe(statusChanged)}`);
   assert.ok(lost.length === 0 && gained.length === 0,
       `passing sets differ.\n` +
       `pass directly, not through mcpgate (${lost.length}):\n${describe(lost)}\n` +

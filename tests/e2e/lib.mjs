@@ -125,7 +125,10 @@ export async function startGateway(configFile, {timeoutMs = 15000} = {}) {
     async stop({timeoutMs = 10000} = {}) {
       if (exit) return exit;
       proc.kill('SIGTERM');
-      const result = await Promise.race([exited, sleep(timeoutMs).then(() => null)]);
+      let timer;
+      const result = await Promise.race(
+          [exited, new Promise((resolve) => timer = setTimeout(resolve, timeoutMs, null))]);
+      clearTimeout(timer);
       if (result) return result;
       proc.kill('SIGKILL');
       await exited;
