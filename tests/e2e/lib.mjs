@@ -241,7 +241,7 @@ export const everythingSteps = [
     const progress = [];
     const result = await client.callTool(
         {name: 'trigger-long-running-operation', arguments: {duration: 1, steps: 4}}, undefined,
-        {onprogress: (p) => progress.push(p)});
+        {onprogress: (p) => progress.push({...p, at: Date.now()})});
     assert.match(textOf(result), /Long running operation completed/);
     assert.ok(progress.length >= 2, `expected >= 2 progress notifications, got ${JSON.stringify(progress)}`);
     // The SDK client may drop the last step when the result arrives right
@@ -249,6 +249,11 @@ export const everythingSteps = [
     const values = progress.map((p) => p.progress);
     assert.ok(values.every((v, i) => v === i + 1 && progress[i].total === 4),
         `progress out of order or wrong total: ${JSON.stringify(progress)}`);
+    // Steps are 250 ms apart at the server: a client must see them as they
+    // happen, not in one burst when the call ends.
+    const spread = progress.at(-1).at - progress[0].at;
+    assert.ok(spread >= 0.8 * 250 * (progress.length - 1),
+        `progress arrived in a burst (${spread} ms for ${progress.length} steps), not streamed`);
   }],
   ['tools/call whose server asks the client for sampling', async (client) => {
     const before = client.samplingRequests.length;
