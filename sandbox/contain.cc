@@ -49,6 +49,12 @@ void say(const std::string& text) {
   (void)::write(STDERR_FILENO, line.data(), line.size());
 }
 
+// Reports why the sandbox was not started; returns the exit code to use.
+int refuse(int code, const std::string& message) {
+  say(message);
+  return code;
+}
+
 // The namespace side reports a failure as "<exit code>:<message>" on a
 // close-on-exec pipe; a successful exec closes it with nothing written.
 [[noreturn]] void fail(int error_fd, int code, const std::string& message) {
@@ -184,11 +190,11 @@ int runContained(const SpawnSpec& spec) {
   sigset_t server_mask = blockSupervisorSignals();
 
   // Policy: what may run, with which arguments and environment.
-  if (auto r = validatePolicy(policy); !r) return say(r.error().message), kExitSandboxFailed;
+  if (auto r = validatePolicy(policy); !r) return refuse(kExitSandboxFailed, r.error().message);
   auto path = resolveCommand(spec.command);
-  if (!path) return say(path.error().message), kExitNotFound;
+  if (!path) return refuse(kExitNotFound, path.error().message);
   if (auto r = checkCommand(policy, spec.command, *path, spec.args); !r) {
-    return say(r.error().message), kExitSandboxFailed;
+    return refuse(kExitSandboxFailed, r.error().message);
   }
   Prepared p{&spec, &policy, *path, {}, {}, {}, {}, {}};
   p.argv_strings.push_back(spec.command);
@@ -200,7 +206,7 @@ int runContained(const SpawnSpec& spec) {
 
   // seccomp, compiled before any fork.
   auto program = buildSeccompFilter();
-  if (!program) return say(program.error().message), kExitSandboxFailed;
+  if (!program) return refuse(kExitSandboxFailed, program.error().message);
   p.seccomp = std::move(*program);
 
   // cgroup limits for the whole tree.
@@ -222,11 +228,11 @@ int runContained(const SpawnSpec& spec) {
 
   // Namespaces: user, pid, mount, ipc, uts, cgroup, and network unless host.
   if (auto r = dropSupplementaryGroupsIfRoot(); !r)
-    return say(r.error().message), kExitSandboxFailed;
+    return refuse(kExitSandboxFailed, r.error().message);
   p.server_mask = server_mask;
   std::array<int, 2> go{}, verdict{};
   if (::pipe2(go.data(), O_CLOEXEC) != 0 || ::pipe2(verdict.data(), O_CLOEXEC) != 0) {
-    return say(sysError("pipe2").message), kExitSandboxFailed;
+    return refuse(kExitSandboxFailed, sysError("pipe2").message);
   }
   UniqueFd go_read(go[0]), go_write(go[1]), verdict_read(verdict[0]), verdict_write(verdict[1]);
   unsigned long flags =
