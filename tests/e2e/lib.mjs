@@ -250,9 +250,10 @@ export const everythingSteps = [
     assert.ok(values.every((v, i) => v === i + 1 && progress[i].total === 4),
         `progress out of order or wrong total: ${JSON.stringify(progress)}`);
     // Steps are 250 ms apart at the server: a client must see them as they
-    // happen, not in one burst when the call ends.
+    // happen, not in one burst when the call ends (a burst spreads over a few
+    // ms; the bound leaves room for a loaded machine).
     const spread = progress.at(-1).at - progress[0].at;
-    assert.ok(spread >= 0.8 * 250 * (progress.length - 1),
+    assert.ok(spread >= 100 * (progress.length - 1),
         `progress arrived in a burst (${spread} ms for ${progress.length} steps), not streamed`);
   }],
   ['tools/call whose server asks the client for sampling', async (client) => {
