@@ -41,9 +41,16 @@ export async function freePort() {
   return port;
 }
 
-// Writes a gateway config with one server, `everything`, to a fresh temp dir.
+const tempDirs = [];
+process.on('exit', () => {
+  for (const dir of tempDirs) fs.rmSync(dir, {recursive: true, force: true});
+});
+
+// Writes a gateway config with one server, `everything`, to a fresh temp dir
+// that is removed when the test process exits.
 export function writeEverythingConfig() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-e2e-'));
+  tempDirs.push(dir);
   const file = path.join(dir, 'mcpgate.yaml');
   fs.writeFileSync(file, [
     'listen: 127.0.0.1:0',
