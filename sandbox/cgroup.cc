@@ -78,6 +78,9 @@ std::string readText(const std::string& path) {
 
 bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
+// Only v2 groups have cgroup.controllers.
+bool isV2(const std::string& dir) { return fileExists(dir + "/cgroup.controllers"); }
+
 void killAndRemove(const std::string& dir, int attempts = 200) {
   if (dir.empty()) return;
   if (fileExists(dir + "/cgroup.kill")) (void)writeText(dir + "/cgroup.kill", "1");
@@ -202,9 +205,29 @@ Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
 
 Cgroup::~Cgroup() { destroy(); }
 
+std::expected<std::vector<UniqueFd>, Error> Cgroup::openSelfJoin() const {
+  std::vector<UniqueFd> fds;
+  for (const std::string* dir : {&memory_dir_, &pids_dir_}) {
+    if (dir->empty() || isV2(*dir)) continue;
+    std::string tasks = *dir + "/tasks";
+    UniqueFd fd(::open(tasks.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.valid()) return std::unexpected(sysError("open " + tasks));
+    fds.push_back(std::move(fd));
+  }
+  return fds;
+}
+
+std::expected<void, Error> Cgroup::joinSelf(const std::vector<UniqueFd>& fds) {
+  for (const auto& fd : fds) {
+    // "0" is the calling thread; a single-threaded process moves entirely.
+    if (::write(fd.get(), "0", 1) != 1) return std::unexpected(sysError("join the sandbox cgroup"));
+  }
+  return {};
+}
+
 std::expected<void, Error> Cgroup::addProcess(pid_t pid) {
   for (const std::string* dir : {&memory_dir_, &pids_dir_}) {
-    if (dir->empty()) continue;
+    if (dir->empty() || !isV2(*dir)) continue;
     if (auto r = writeText(*dir + "/cgroup.procs", std::to_string(pid)); !r) return r;
   }
   return {};

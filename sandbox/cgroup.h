@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sandbox/error.h"
+#include "sandbox/fd.h"
 
 namespace mcpgate::sandbox {
 
@@ -49,6 +50,16 @@ class Cgroup {
   [[nodiscard]] bool hasMemory() const { return !memory_dir_.empty(); }
   [[nodiscard]] bool hasPids() const { return !pids_dir_.empty(); }
 
+  // Moving another process into a group takes the kernel's global
+  // threadgroup lock for writing, which waits for an RCU grace period (~10 ms,
+  // most of a spawn). A thread moving only itself through a v1 `tasks` file
+  // skips that lock, so for v1 the sandbox's init joins by itself: these fds
+  // are opened here, with our credentials (the kernel checks the opener's),
+  // and inherited by the init, which calls joinSelf() before it forks.
+  [[nodiscard]] std::expected<std::vector<UniqueFd>, Error> openSelfJoin() const;
+  [[nodiscard]] static std::expected<void, Error> joinSelf(const std::vector<UniqueFd>& fds);
+
+  // Moves `pid` into the groups the init cannot join by itself (cgroup v2).
   [[nodiscard]] std::expected<void, Error> addProcess(pid_t pid);
 
   // True if the kernel killed a process of the group for exceeding the memory limit.

@@ -112,9 +112,15 @@ void resetSignals(const sigset_t& mask) {
 
 // The sandbox's init, PID 1 of the new namespaces: builds the root, starts
 // the server and stays as its reaper.
-[[noreturn]] void sandboxInit(const Prepared& p, int go_fd, int error_fd) {
+// `cgroup_join`: cgroup v1 `tasks` files the init writes itself into.
+[[noreturn]] void sandboxInit(const Prepared& p, std::vector<UniqueFd> cgroup_join, int go_fd,
+                              int error_fd) {
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
+  // First, while our credentials are still the caller's: nothing runs
+  // outside the limits, and the fds go before the server could inherit them.
+  orFail(Cgroup::joinSelf(cgroup_join), error_fd);
+  cgroup_join.clear();
   orFail(becomeSandboxUser(), error_fd);
   // Set after the uid switch, which clears it; then make sure the
   // supervisor did not die before it took effect.
@@ -137,9 +143,8 @@ void resetSignals(const sigset_t& mask) {
     fail(error_fd, kExitSandboxFailed, sysError("chdir " + cwd + " inside the sandbox").message);
   }
 
-  // The supervisor moves us into the cgroup while we built the root (a v1
-  // migration waits for an RCU grace period, ~10 ms): wait for it to finish
-  // before anything is forked, so the server is born inside the limits.
+  // On cgroup v2 the supervisor moves us while we built the root: wait for
+  // it before anything is forked, so the server is born inside the limits.
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);
   pid_t server = ::fork();
   if (server < 0) fail(error_fd, kExitSandboxFailed, sysError("fork the server").message);
@@ -225,6 +230,8 @@ int runContained(const SpawnSpec& spec) {
     }
     report.degraded.emplace_back(layer, reason.substr(colon + 2));
   }
+  auto cgroup_join = cgroup.openSelfJoin();
+  if (!cgroup_join) return refuse(kExitSandboxFailed, cgroup_join.error().message);
 
   // Namespaces: user, pid, mount, ipc, uts, cgroup, and network unless host.
   if (auto r = dropSupplementaryGroupsIfRoot(); !r)
@@ -252,8 +259,9 @@ int runContained(const SpawnSpec& spec) {
   if (init == 0) {
     go_write.reset();
     verdict_read.reset();
-    sandboxInit(p, go_read.get(), verdict_write.get());
+    sandboxInit(p, std::move(*cgroup_join), go_read.get(), verdict_write.get());
   }
+  cgroup_join->clear();
   go_read.reset();
   verdict_write.reset();
 
