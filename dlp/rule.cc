@@ -227,6 +227,8 @@ class Parser {
         r.description = scalar(v, key);
       } else if (key == "pattern") {
         r.pattern = scalar(v, key);
+      } else if (key == "prefilter") {
+        r.prefilter = scalar(v, key);
       } else if (key == "secret_group") {
         r.secret_group = static_cast<int>(count(v, key));
       } else if (key == "keywords") {
@@ -367,6 +369,20 @@ std::expected<void, Error> checkRule(const Rule& r) {
   const HsExprInfo info(raw_info);
   if (info->min_width == 0) {
     return std::unexpected(Error{prefix + "the pattern matches the empty string"});
+  }
+  if (!r.prefilter.empty()) {
+    hs_expr_info_t* raw_pre = nullptr;
+    hs_compile_error_t* raw_pre_err = nullptr;
+    if (hs_expression_info(r.prefilter.c_str(), hsFlags(r), &raw_pre, &raw_pre_err) !=
+        HS_SUCCESS) {
+      const HsCompileError err(raw_pre_err);
+      return std::unexpected(Error{prefix + "Hyperscan rejects the prefilter: " +
+                                   (err ? err->message : "unknown error")});
+    }
+    const HsExprInfo pre(raw_pre);
+    if (pre->min_width == 0) {
+      return std::unexpected(Error{prefix + "the prefilter matches the empty string"});
+    }
   }
   const auto re = compileRe2(r);
   if (!re->ok()) return std::unexpected(Error{prefix + "RE2 rejects the pattern: " + re->error()});

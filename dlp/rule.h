@@ -48,6 +48,10 @@ struct Rule {
   Severity severity = Severity::kMedium;
 
   std::string pattern;
+  // Optional cheaper expression for Hyperscan alone, for patterns whose rare part is not at the
+  // front (`verb ... ~/.ssh/id_rsa`): it must match near every match of `pattern` (within its
+  // width), RE2 then confirms with `pattern`. The rule's examples check this.
+  std::string prefilter;
   bool caseless = false;
   bool dotall = false;
   bool multiline = false;

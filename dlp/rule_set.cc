@@ -37,7 +37,7 @@ std::string databaseKey(const std::vector<Rule>& rules) {
     k += '\n';
     k += std::to_string(hsFlags(r));
     k += '\t';
-    k += hsExpression(r.pattern);
+    k += r.prefilter.empty() ? hsExpression(r.pattern) : r.prefilter;
   }
   return sha256Hex(k);
 }
@@ -151,7 +151,9 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
   std::vector<std::string> expressions;
   std::vector<const char*> exprs;
   std::vector<unsigned> flags, ids;
-  for (const auto& r : rs) expressions.push_back(hsExpression(r.pattern));
+  for (const auto& r : rs) {
+    expressions.push_back(r.prefilter.empty() ? hsExpression(r.pattern) : r.prefilter);
+  }
   for (std::size_t i = 0; i < rs.size(); ++i) {
     exprs.push_back(expressions[i].c_str());
     flags.push_back(hsFlags(rs[i]));
