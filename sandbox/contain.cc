@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "sandbox/caps.h"
@@ -39,7 +41,6 @@ struct Prepared {
   std::string path;  // resolved command
   std::vector<std::string> argv_strings;
   SandboxEnv env;
-  BpfProgram seccomp;
   std::string hostname;
   sigset_t server_mask;  // the signal mask the server starts with
 };
@@ -77,7 +78,7 @@ void resetSignals(const sigset_t& mask) {
 
 // The server process: the last layers, then exec. Order matters: rlimits and
 // capabilities need privileges that no_new_privs and seccomp then lock away.
-[[noreturn]] void execServer(const Prepared& p, int error_fd) {
+[[noreturn]] void execServer(const Prepared& p, const BpfProgram& seccomp, int error_fd) {
   if (::setsid() < 0) fail(error_fd, kExitSandboxFailed, sysError("setsid").message);
   orFail(applyRlimits(p.policy->limits), error_fd);
   resetSignals(p.server_mask);
@@ -91,7 +92,7 @@ void resetSignals(const sigset_t& mask) {
     fail(error_fd, kExitSandboxFailed, sysError("PR_SET_PDEATHSIG").message);
   }
   orFail(setNoNewPrivs(), error_fd);
-  orFail(loadSeccompFilter(p.seccomp), error_fd);
+  orFail(loadSeccompFilter(seccomp), error_fd);
 
   std::vector<char*> argv;
   for (const auto& a : p.argv_strings) argv.push_back(const_cast<char*>(a.c_str()));
@@ -108,6 +109,45 @@ void resetSignals(const sigset_t& mask) {
                                    : ""),
                 err)
            .message);
+}
+
+bool readAll(int fd, void* data, std::size_t size) {
+  auto* bytes = static_cast<char*>(data);
+  while (size > 0) {
+    ssize_t n = ::read(fd, bytes, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool writeAll(int fd, const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, bytes, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The seccomp program travels supervisor -> init as a count and the instructions.
+std::optional<BpfProgram> readProgram(int fd) {
+  std::uint32_t count = 0;
+  if (!readAll(fd, &count, sizeof count) || count == 0 || count > 4096) return std::nullopt;
+  BpfProgram program(count);
+  if (!readAll(fd, program.data(), count * sizeof(sock_filter))) return std::nullopt;
+  return program;
+}
+
+bool writeProgram(int fd, const BpfProgram& program) {
+  auto count = static_cast<std::uint32_t>(program.size());
+  return writeAll(fd, &count, sizeof count) &&
+         writeAll(fd, program.data(), program.size() * sizeof(sock_filter));
 }
 
 // The sandbox's init, PID 1 of the new namespaces: builds the root, starts
@@ -143,12 +183,14 @@ void resetSignals(const sigset_t& mask) {
     fail(error_fd, kExitSandboxFailed, sysError("chdir " + cwd + " inside the sandbox").message);
   }
 
-  // On cgroup v2 the supervisor moves us while we built the root: wait for
-  // it before anything is forked, so the server is born inside the limits.
-  if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);
+  // The supervisor compiled the seccomp program (and, on cgroup v2, moved
+  // us into the cgroup) while we built the root; nothing is forked before
+  // both are done, so the server is born inside the limits.
+  auto seccomp = readProgram(go_fd);
+  if (!seccomp) ::_exit(kExitSandboxFailed);  // supervisor gone or failed: it reports why
   pid_t server = ::fork();
   if (server < 0) fail(error_fd, kExitSandboxFailed, sysError("fork the server").message);
-  if (server == 0) execServer(p, error_fd);
+  if (server == 0) execServer(p, *seccomp, error_fd);
   ::close(error_fd);
   ::close(go_fd);
   runAsInit(server);
@@ -201,18 +243,13 @@ int runContained(const SpawnSpec& spec) {
   if (auto r = checkCommand(policy, spec.command, *path, spec.args); !r) {
     return refuse(kExitSandboxFailed, r.error().message);
   }
-  Prepared p{&spec, &policy, *path, {}, {}, {}, {}, {}};
+  Prepared p{&spec, &policy, *path, {}, {}, {}, {}};
   p.argv_strings.push_back(spec.command);
   p.argv_strings.insert(p.argv_strings.end(), spec.args.begin(), spec.args.end());
   auto declared = spec.env;
   declared.insert(declared.end(), policy.env.begin(), policy.env.end());
   p.env = buildSandboxEnv(declared);
   p.hostname = policy.hostname.empty() ? defaultHostname(spec.name) : policy.hostname;
-
-  // seccomp, compiled before any fork.
-  auto program = buildSeccompFilter();
-  if (!program) return refuse(kExitSandboxFailed, program.error().message);
-  p.seccomp = std::move(*program);
 
   // cgroup limits for the whole tree.
   removeStaleCgroups();
@@ -286,13 +323,18 @@ int runContained(const SpawnSpec& spec) {
       "address space not capped (V8 reserves large ranges; memory is capped by cgroup)");
   for (const auto& name : p.env.dropped)
     report.noted.push_back("environment variable dropped: " + name);
-  if (policy.report) say(report.toJson(spec.name));
 
   if (::write(go_write.get(), "g", 1) != 1)
     return abort(sysError("release the sandbox init").message);
+  // While the init builds the root (the other core, usually):
   if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
-  if (::write(go_write.get(), "c", 1) != 1)
-    return abort(sysError("release the sandbox init").message);
+  // seccomp: compiled here, in a process that is not the server, and loaded
+  // by the server last. libseccomp's allocations stay out of the init.
+  auto program = buildSeccompFilter();
+  if (!program) return abort(program.error().message);
+  if (policy.report) say(report.toJson(spec.name));
+  if (!writeProgram(go_write.get(), *program))
+    return abort(sysError("send the seccomp program to the sandbox init").message);
   ChildResult verdict_result = readVerdict(verdict_read.get());
   if (verdict_result.code != 0) {
     ::waitpid(init, nullptr, 0);
