@@ -47,15 +47,38 @@ constexpr std::array<std::uint8_t, 256> makeClasses() {
 constexpr auto kClasses = makeClasses();
 
 // Decoded bytes are worth scanning only if they read as text; binary (images, hashes, random
-// ids that happen to be valid base64) is left alone. UTF-8 bytes count as text.
+// ids that happen to be valid base64) is left alone. Text may be UTF-8, but random bytes almost
+// never form valid UTF-8 sequences, so those count against it.
 bool looksLikeText(std::string_view s) {
   if (s.empty()) return false;
   std::size_t bad = 0;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7F) ++bad;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == 0) return false;
+      if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7F) ++bad;
+      ++i;
+      continue;
+    }
+    const std::size_t len = c >= 0xF0 && c <= 0xF4   ? 4
+                            : c >= 0xE0              ? 3
+                            : c >= 0xC2 && c <= 0xDF ? 2
+                                                     : 0;
+    std::size_t k = 1;
+    while (len != 0 && k < len && i + k < s.size() &&
+           (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80) {
+      ++k;
+    }
+    // A sequence cut off by the end of `s` is not held against it: the early check looks at a
+    // prefix, which may end inside a character.
+    if (len == 0 || (k < len && i + k < s.size())) {
+      ++bad;
+      ++i;
+    } else {
+      i += len;
+    }
   }
-  return bad * 20 <= s.size() && s.find('\0') == std::string_view::npos;
+  return bad * 20 <= s.size();
 }
 
 }  // namespace

@@ -373,11 +373,10 @@ std::expected<void, Error> checkRule(const Rule& r) {
   if (!r.prefilter.empty()) {
     hs_expr_info_t* raw_pre = nullptr;
     hs_compile_error_t* raw_pre_err = nullptr;
-    if (hs_expression_info(r.prefilter.c_str(), hsFlags(r), &raw_pre, &raw_pre_err) !=
-        HS_SUCCESS) {
+    if (hs_expression_info(r.prefilter.c_str(), hsFlags(r), &raw_pre, &raw_pre_err) != HS_SUCCESS) {
       const HsCompileError err(raw_pre_err);
-      return std::unexpected(Error{prefix + "Hyperscan rejects the prefilter: " +
-                                   (err ? err->message : "unknown error")});
+      return std::unexpected(Error{
+          prefix + "Hyperscan rejects the prefilter: " + (err ? err->message : "unknown error")});
     }
     const HsExprInfo pre(raw_pre);
     if (pre->min_width == 0) {

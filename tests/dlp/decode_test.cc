@@ -38,6 +38,15 @@ TEST(Base64, RejectsBinaryAndMixedAlphabets) {
   EXPECT_FALSE(decodeBase64("not base64!"));
 }
 
+TEST(Base64, AcceptsUtf8TextButNotRandomHighBytes) {
+  // "grüße aus köln, café" in UTF-8.
+  const auto utf8 = decodeBase64("Z3LDvMOfZSBhdXMga8O2bG4sIGNhZsOp");
+  ASSERT_TRUE(utf8);
+  EXPECT_EQ(utf8->text, "gr\u00fc\u00dfe aus k\u00f6ln, caf\u00e9");
+  // 400 'a' decode to bytes 0x69 0xa6 0x9a repeated: high bytes that are not UTF-8.
+  EXPECT_FALSE(decodeBase64(std::string(400, 'a')));
+}
+
 TEST(Hex, DecodesTextAndRejectsHashes) {
   const std::string enc = "68656c6c6f20776f726c64";
   const auto m = decodeHex(enc);
