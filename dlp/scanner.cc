@@ -77,6 +77,18 @@ struct Hit {
   std::string decoded_by;
 };
 
+// One string of a JSON message inside the buffer that holds all of them (see JsonWalker).
+struct Segment {
+  std::size_t begin = 0;  // offset in the buffer
+  std::string_view text;
+  std::string_view context;
+  // JSON pointer, as a range of JsonWalker::pointers_ (one arena instead of a string each).
+  std::size_t pointer_begin = 0;
+  std::size_t pointer_size = 0;
+  bool in_key = false;
+  std::vector<Hit> hits;
+};
+
 // One scan of one top-level string, through all its normalized and decoded layers.
 class Run {
  public:
@@ -88,6 +100,22 @@ class Run {
   void layer(std::string_view text, std::size_t depth, std::vector<Hit>& out) {
     hsPass(text, out);
     if (failed) return;
+    derived(text, depth, out);
+  }
+
+  // One Hyperscan pass over every string of a message, joined by newlines in `buffer`: a small
+  // message costs one scan call instead of one per string. Candidates are confirmed inside their
+  // own string only, so results equal per-string scanning.
+  void segmentedPass(std::string_view buffer, std::vector<Segment>& segments) {
+    if (buffer.empty()) return;
+    segments_ = &segments;
+    std::vector<Hit> unused;
+    hsPass(buffer, unused);
+    segments_ = nullptr;
+  }
+
+  // The normalized and decoded views of `text` (the raw view is scanned by the caller).
+  void derived(std::string_view text, std::size_t depth, std::vector<Hit>& out) {
     MappedText norm;
     const MappedText* norm_map = nullptr;
     std::string_view base = text;
@@ -146,18 +174,36 @@ class Run {
   static int onMatch(unsigned id, unsigned long long /*from*/, unsigned long long to,
                      unsigned /*flags*/, void* ctx) {
     auto& pass = *static_cast<Pass*>(ctx);
-    pass.run->confirm(id, static_cast<std::size_t>(to), pass.text, *pass.out);
+    Run& run = *pass.run;
+    const auto end = static_cast<std::size_t>(to);
+    if (run.segments_ == nullptr) {
+      run.confirm(id, end, pass.text, 0, run.context_, *pass.out);
+      return 0;
+    }
+    // The string holding the match's last byte; a match that ends on the newline after a string
+    // (a trailing `(?:[^a-z]|$)`) belongs to that string and ends at its end.
+    auto& segs = *run.segments_;
+    const auto it =
+        std::upper_bound(segs.begin(), segs.end(), end - 1,
+                         [](std::size_t pos, const Segment& s) { return pos < s.begin; });
+    Segment& seg = *(it - 1);
+    const std::size_t local = std::min(end - seg.begin, seg.text.size());
+    if (local == 0) return 0;
+    run.confirm(id, local, seg.text, seg.begin, seg.context, seg.hits);
     return 0;
   }
 
-  void confirm(unsigned id, std::size_t to, std::string_view text, std::vector<Hit>& out) {
+  // `to` is the reported end within `text`, which starts at `base` in the scanned buffer (the
+  // per-rule bookkeeping is in buffer offsets).
+  void confirm(unsigned id, std::size_t to, std::string_view text, std::size_t base,
+               std::string_view context, std::vector<Hit>& out) {
     auto& t = tls;
     if (t.stamp[id] != t.gen) {
       t.stamp[id] = t.gen;
       t.covered[id] = 0;
       t.skip[id] = 0;
     }
-    if (to <= t.skip[id]) return;
+    if (base + to <= t.skip[id]) return;
     const Rule& r = rs_.rules()[id];
     if ((!policy_.all_directions && !r.appliesTo(dir_)) ||
         (!policy_.disabled.empty() && policy_.disabled.contains(r.id))) {
@@ -165,20 +211,21 @@ class Run {
       return;
     }
     const auto& cf = rs_.confirm(id);
-    std::size_t lo = std::max(t.covered[id], to > cf.window ? to - cf.window : 0);
+    std::size_t lo = std::max(t.covered[id] > base ? t.covered[id] - base : 0,
+                              to > cf.window ? to - cf.window : 0);
     const std::size_t hi = std::min(text.size(), to + cf.window);
     re2::StringPiece g[kMaxGroups];
     const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
     for (int attempt = 0; attempt < kMaxConfirmAttempts; ++attempt) {
       if (!cf.re->Match(piece(text), lo, hi, re2::RE2::UNANCHORED, g, ngroups)) {
-        t.skip[id] = std::max(t.skip[id], hi);
+        t.skip[id] = std::max(t.skip[id], base + hi);
         return;
       }
       const std::size_t ms = static_cast<std::size_t>(g[0].data() - text.data());
       const std::size_t me = ms + g[0].size();
-      t.covered[id] = me;
-      t.skip[id] = std::max(t.skip[id], me);
-      accept(id, r, cf, text, ms, me, g[ngroups - 1], out);
+      t.covered[id] = base + me;
+      t.skip[id] = std::max(t.skip[id], base + me);
+      accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
       // A match ending before `to` was a different (earlier) one; look again after it.
       if (me >= to || me == ms) return;
       lo = me;
@@ -186,7 +233,8 @@ class Run {
   }
 
   void accept(unsigned id, const Rule& r, const RuleSet::Confirm& cf, std::string_view text,
-              std::size_t ms, std::size_t me, re2::StringPiece group, std::vector<Hit>& out) {
+              std::size_t ms, std::size_t me, re2::StringPiece group, std::string_view context,
+              std::vector<Hit>& out) {
     if (group.data() == nullptr) return;  // the secret group did not take part in this match
     const std::string_view secret(group.data(), group.size());
     if (secret.size() < r.min_length || (r.max_length != 0 && secret.size() > r.max_length)) {
@@ -196,7 +244,7 @@ class Run {
       const std::size_t kb = ms > kKeywordBefore ? ms - kKeywordBefore : 0;
       const std::string_view near = text.substr(kb, std::min(text.size(), me + kKeywordAfter) - kb);
       const bool found = std::ranges::any_of(r.keywords, [&](const std::string& k) {
-        return containsCaseless(near, k) || containsCaseless(context_, k);
+        return containsCaseless(near, k) || containsCaseless(context, k);
       });
       if (!found) return;
     }
@@ -228,6 +276,7 @@ class Run {
   const Policy& policy_;
   std::string_view context_;
   std::size_t budget_;
+  std::vector<Segment>* segments_ = nullptr;
 };
 
 // One finding per rule per overlapping region: the plain view and a decoded view of the same
@@ -270,18 +319,23 @@ void appendPointerToken(std::string& ptr, std::string_view key) {
 class JsonWalker {
  public:
   JsonWalker(const RuleSet& rs, Direction dir, const Policy& policy, Findings& out)
-      : rs_(rs), dir_(dir), policy_(policy), out_(out) {}
+      : rs_(rs), dir_(dir), policy_(policy), out_(out) {
+    // Sized for a typical tools/call so small messages do not reallocate while walking.
+    buffer_.reserve(1024);
+    pointers_.reserve(512);
+    segments_.reserve(32);
+  }
 
   void walk(const nlohmann::json& v, std::string_view context) {
     switch (v.type()) {
       case nlohmann::json::value_t::string:
-        scanString(v.get_ref<const std::string&>(), context, false);
+        add(v.get_ref<const std::string&>(), context, false);
         break;
       case nlohmann::json::value_t::object:
         for (const auto& [key, child] : v.items()) {
           const std::size_t mark = ptr_.size();
           appendPointerToken(ptr_, key);
-          scanString(key, {}, true);
+          add(key, {}, true);
           walk(child, key);
           ptr_.resize(mark);
         }
@@ -301,27 +355,65 @@ class JsonWalker {
     }
   }
 
-  void scanString(std::string_view text, std::string_view context, bool in_key) {
-    Run run(rs_, dir_, policy_, context);
-    hits_.clear();
-    run.layer(text, 0, hits_);
-    if (run.failed) out_.failed = true;
-    mergeHits(hits_);
-    for (const auto& h : hits_) {
-      const Rule& r = rs_.rules()[h.rule];
-      const auto a = policy_.actions.find(r.id);
-      out_.items.push_back(Finding{&r, a == policy_.actions.end() ? r.action : a->second, ptr_,
-                                   in_key, h.start, h.end, h.decoded_by});
+  // Scans everything walk() collected: one raw pass over all strings, then the normalized and
+  // decoded views string by string.
+  void finish() {
+    {
+      Run run(rs_, dir_, policy_, {});
+      run.segmentedPass(buffer_, segments_);
+      if (run.failed) out_.failed = true;
+    }
+    for (auto& seg : segments_) {
+      Run run(rs_, dir_, policy_, seg.context);
+      run.derived(seg.text, 0, seg.hits);
+      if (run.failed) out_.failed = true;
+      emit(seg.hits, std::string_view(pointers_).substr(seg.pointer_begin, seg.pointer_size),
+           seg.in_key);
     }
   }
 
+  void scanString(std::string_view text, std::string_view context, bool in_key) {
+    Run run(rs_, dir_, policy_, context);
+    std::vector<Hit> hits;
+    run.layer(text, 0, hits);
+    if (run.failed) out_.failed = true;
+    emit(hits, ptr_, in_key);
+  }
+
  private:
+  void add(std::string_view text, std::string_view context, bool in_key) {
+    if (text.empty()) return;
+    Segment seg;
+    seg.begin = buffer_.size();
+    seg.text = text;
+    seg.context = context;
+    seg.pointer_begin = pointers_.size();
+    seg.pointer_size = ptr_.size();
+    pointers_ += ptr_;
+    seg.in_key = in_key;
+    segments_.push_back(std::move(seg));
+    buffer_.append(text);
+    buffer_.push_back('\n');
+  }
+
+  void emit(std::vector<Hit>& hits, std::string_view pointer, bool in_key) {
+    mergeHits(hits);
+    for (const auto& h : hits) {
+      const Rule& r = rs_.rules()[h.rule];
+      const auto a = policy_.actions.find(r.id);
+      out_.items.push_back(Finding{&r, a == policy_.actions.end() ? r.action : a->second,
+                                   std::string(pointer), in_key, h.start, h.end, h.decoded_by});
+    }
+  }
+
   const RuleSet& rs_;
   Direction dir_;
   const Policy& policy_;
   Findings& out_;
   std::string ptr_;
-  std::vector<Hit> hits_;
+  std::string buffer_;
+  std::string pointers_;
+  std::vector<Segment> segments_;
 };
 
 }  // namespace
@@ -338,6 +430,7 @@ Findings Scanner::scan(const nlohmann::json& message, Direction direction,
   out.rules = rules_;
   JsonWalker walker(*rules_, direction, policy, out);
   walker.walk(message, {});
+  walker.finish();
   return out;
 }
 
