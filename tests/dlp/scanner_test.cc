@@ -90,6 +90,49 @@ TEST(Scanner, JsonFindingsCarryPointersForValuesAndKeys) {
   EXPECT_EQ(got[1], std::make_tuple("/params/arguments/" + std::string(kToken), true, 0));
 }
 
+TEST(Scanner, JsonScanEqualsScanningEachStringAlone) {
+  // The strings of a message are scanned in one Hyperscan pass; nothing may leak across them.
+  const Scanner s(shippedRules());
+  const std::string tok(kToken);
+  const json msg = {{"split", {tok.substr(0, 20), tok.substr(20)}},  // one token cut in two
+                    {"end", "ends with " + tok},
+                    {"start", tok + " starts it"},
+                    {"card", "4111 1111 1111 1111"},
+                    {"rm", "rm -rf /"},
+                    {"word", "drop table users"},
+                    {"next", ";"}};
+  const auto f = s.scan(msg, Direction::kRequest, anyDirection());
+  std::vector<std::tuple<std::string, std::string, std::size_t, std::size_t>> got, want;
+  for (const auto& x : f.items) got.emplace_back(x.pointer, x.rule->id, x.start, x.end);
+  for (const auto& [key, value] : msg.items()) {
+    const auto one = [&](const std::string& ptr, const std::string& text) {
+      for (const auto& x : s.scanText(text, Direction::kRequest, anyDirection(), key).items) {
+        want.emplace_back(ptr, x.rule->id, x.start, x.end);
+      }
+    };
+    if (value.is_string()) {
+      one("/" + key, value.get<std::string>());
+    } else {
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        one("/" + key + "/" + std::to_string(i), value[i].get<std::string>());
+      }
+    }
+  }
+  std::ranges::sort(got);
+  std::ranges::sort(want);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(std::ranges::count_if(got,
+                                  [](const auto& g) {
+                                    return std::get<0>(g) == "/split/0" ||
+                                           std::get<0>(g) == "/split/1";
+                                  }),
+            0);
+  EXPECT_NE(
+      std::ranges::find(got, std::make_tuple(std::string("/end"), std::string("github-pat-classic"),
+                                             std::size_t{10}, std::size_t{10} + tok.size())),
+      got.end());
+}
+
 TEST(Scanner, KeywordsMaySitInTheJsonKey) {
   const Scanner s(shippedRules());
   // A Twilio API key SID only counts next to the word twilio; here the key names it.
