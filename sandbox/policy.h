@@ -3,6 +3,13 @@
 // What a sandbox must enforce for one server. Filled from the `sandbox:`
 // section of the gateway config (global defaults, then per-server settings)
 // or from `mcpgate sandbox run` options; nothing a client sends reaches it.
+//
+// Config keys, one to one: on_unavailable -> on_unavailable, network ->
+// network, commands -> commands, limits.{memory, processes, open_files,
+// cpu_seconds, file_size, tmpfs} -> limits.* (sizes through parseSize),
+// servers.<name>.sandbox.binds[{src, dst, ro}] -> binds, servers.<name>.env
+// -> SpawnSpec::env (policy.env is for variables the operator sets on every
+// server), hostname -> hostname (default "mcp-<server>").
 
 #include <cstdint>
 #include <expected>
