@@ -168,6 +168,12 @@ std::expected<BpfProgram, Error> buildSeccompFilter() {
   if (seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0) {
     return std::unexpected(Error{"seccomp: cannot set the bad-architecture action"});
   }
+  // A binary tree on the syscall number instead of a linear list: the
+  // kernel emulates the filter for every syscall when it is loaded (to cache
+  // the always-allowed ones), and runs it for the rest; both get cheaper.
+  if (seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0) {
+    return std::unexpected(Error{"seccomp: cannot select the binary-tree filter layout"});
+  }
   Builder b(ctx.get());
   for (const char* name : kDenied) b.rule(name, SCMP_ACT_ERRNO(EPERM));
   denyNamespaceClones(b);
