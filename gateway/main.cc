@@ -24,6 +24,10 @@ const std::vector<Command>& commands() {
       {"sandbox", "run [OPTIONS] -- CMD [ARGS] | probe",
        "run a command in the server sandbox, or show which layers this host can enforce",
        runSandbox},
+      {"scan", "[--rules PATH]... [--json] [--direction request|response] FILE|DIR|-...",
+       "scan files with the DLP rules (exit 0 clean, 1 findings, 2 error)", runScan},
+      {"rules", "test|lint [PATH]...",
+       "run every rule's examples (test) or check packs for problems (lint)", runRules},
   };
   return table;
 }
