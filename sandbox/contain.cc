@@ -235,6 +235,10 @@ int runContained(const SpawnSpec& spec) {
   // server (or ends a setup that has not started it), never a half-built
   // sandbox left behind with its cgroup.
   sigset_t server_mask = blockSupervisorSignals();
+  // The init may fail and close its end of the release pipe before we write
+  // to it: get EPIPE and read its verdict instead of dying of SIGPIPE. The
+  // server starts with default dispositions again (execServer).
+  ::signal(SIGPIPE, SIG_IGN);
 
   // Policy: what may run, with which arguments and environment.
   if (auto r = validatePolicy(policy); !r) return refuse(kExitSandboxFailed, r.error().message);

@@ -417,6 +417,16 @@ TEST(SandboxCommand, RejectsBadOptionsWithUsage) {
   EXPECT_NE(missing.err.find("/nonexistent/cmd"), std::string::npos) << missing.err;
 }
 
+TEST(SandboxCommand, ReportsWhyTheSandboxCouldNotBeBuilt) {
+  Result r = run({kRunner, "sandbox", "run", "--on-unavailable", "degrade", "--bind",
+                  "/nonexistent-mcpgate-src:/data", "--", "/bin/true"});
+  EXPECT_EQ(r.code, 125);
+  EXPECT_EQ(r.err,
+            "mcpgate sandbox: bind source does not exist on the host: /nonexistent-mcpgate-src\n");
+  Result cwd = run({kRunner, "sandbox", "run", "--on-unavailable", "degrade", "--", "/bin/true"});
+  EXPECT_EQ(cwd.code, 0) << cwd.err;
+}
+
 // spawn(): the gateway's entry point.
 
 std::vector<pid_t> childrenOf(pid_t pid) {
