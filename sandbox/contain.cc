@@ -306,11 +306,14 @@ int runContained(const SpawnSpec& spec) {
   go_read.reset();
   verdict_write.reset();
 
+  // Ends a sandbox whose setup failed on our side. The init may have failed
+  // first (which is often why we failed, e.g. EPIPE): its reason wins.
   auto abort = [&](const std::string& message) {
     ::kill(init, SIGKILL);
-    ::waitpid(init, nullptr, 0);
-    say(message);
-    return kExitSandboxFailed;
+    ::waitpid(init, nullptr, 0);  // the namespace is empty once its init is reaped
+    ChildResult first = readVerdict(verdict_read.get());
+    say(first.code != 0 ? first.message : message);
+    return first.code != 0 ? first.code : kExitSandboxFailed;
   };
   if (auto r = writeIdMaps(init, sandboxHostIds()); !r)
     return abort("uid/gid maps: " + r.error().message);
