@@ -58,6 +58,17 @@ bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds
   return condition();
 }
 
+CommandResult runCommand(const std::string& command) {
+  CommandResult result;
+  FILE* p = ::popen((command + " 2>&1 </dev/null").c_str(), "r");
+  if (p == nullptr) return result;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) result.output += buf;
+  int status = ::pclose(p);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
 std::string HttpResponse::header(const std::string& name) const {
   auto it = headers.find(name);
   return it == headers.end() ? "" : it->second;

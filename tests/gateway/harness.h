@@ -35,6 +35,13 @@ std::string testServerPath();
 bool processExists(pid_t pid);  // false once reaped (a zombie still exists)
 bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+// Runs a shell command to completion with stdin from /dev/null.
+CommandResult runCommand(const std::string& command);
+
 struct HttpResponse {
   int status = 0;
   std::map<std::string, std::string> headers;  // names in lower case

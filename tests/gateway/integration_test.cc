@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -113,6 +114,52 @@ TEST(Gateway, ChildCrashMidCallFailsThePendingRequest) {
   EXPECT_EQ(body["error"]["message"],
             "MCP server 'test' exited unexpectedly (exited with status 3)");
   EXPECT_EQ(gw.post("test", toolCall(8, "echo", {{"text", "x"}}), sid).status, 404);
+}
+
+TEST(Gateway, CrashFailsEveryPendingRequestOfTheSession) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  StreamingRequest hanging(gw.port(), "POST", "/mcp/test",
+                           {{"Content-Type", "application/json"},
+                            {"Accept", "application/json"},
+                            {"Mcp-Session-Id", sid}},
+                           toolCall(31, "hang").dump());
+  ASSERT_TRUE(waitUntil([&] { return gw.log().find("recv tools/call") != std::string::npos; }, 5s));
+  auto crashed = gw.post("test", toolCall(32, "crash"), sid, "application/json");
+  EXPECT_EQ(crashed.json_body()["error"]["code"], -32000);
+  auto hung = hanging.finish(5s);
+  ASSERT_EQ(hung.status, 200);
+  EXPECT_EQ(hung.json_body()["id"], 31);
+  EXPECT_EQ(hung.json_body()["error"]["code"], -32000);
+  EXPECT_EQ(hung.json_body()["error"]["message"],
+            "MCP server 'test' exited unexpectedly (exited with status 3)");
+}
+
+std::size_t openFds(pid_t pid) {
+  std::size_t n = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
+TEST(Gateway, NoFdOrProcessLeftAfterSessionsEnd) {
+  Gateway gw(config("", "", "idle_timeout: 500ms, grace: 2s"));
+  std::size_t baseline = openFds(gw.pid());
+  std::vector<pid_t> children;
+  for (int i = 0; i < 3; ++i) children.push_back(serverPid(gw, gw.initialize("test")));
+  std::string crashed = gw.initialize("test");
+  (void)gw.post("test", toolCall(1, "crash"), crashed, "application/json");
+  std::string deleted = gw.initialize("test");
+  children.push_back(serverPid(gw, deleted));
+  EXPECT_EQ(http(gw.port(), "DELETE", "/mcp/test", {{"Mcp-Session-Id", deleted}}).status, 200);
+  EXPECT_GT(openFds(gw.pid()), baseline);
+  // Idle reaping ends the rest; then every pipe, pidfd and socket is closed.
+  EXPECT_TRUE(waitUntil([&] { return openFds(gw.pid()) == baseline; }, 10s))
+      << "fds: " << openFds(gw.pid()) << " baseline " << baseline;
+  for (pid_t child : children) EXPECT_FALSE(processExists(child)) << child;
 }
 
 TEST(Gateway, HangingChildTimesOutAndIsTold) {
@@ -386,14 +433,46 @@ TEST(Gateway, ShutdownStopsEveryServer) {
 TEST(Gateway, RefusesNonLoopbackWithoutAuth) {
   TempDir dir;
   std::string cfg = dir.write("c.yaml", config("", "", "grace: 2s", "0.0.0.0:0"));
-  std::string cmd = mcpgateBinary() + " serve -c " + cfg + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  int status = ::pclose(p);
-  EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_NE(out.find("refusing to listen on 0.0.0.0"), std::string::npos) << out;
+  auto run = runCommand(mcpgateBinary() + " serve -c " + cfg);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("refusing to listen on 0.0.0.0"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace mcpgate::testing
+
+namespace mcpgate::testing {
+namespace {
+
+TEST(Cli, ConfigCheckPrintsEffectiveConfigOrFileLineError) {
+  TempDir dir;
+  std::string good = dir.write("good.yaml", config());
+  auto ok = runCommand(mcpgateBinary() + " config check " + good);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("idle_timeout: 60s"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("max_body_bytes: 4MiB"), std::string::npos) << ok.output;
+
+  std::string bad =
+      dir.write("bad.yaml", "servers:\n  test:\n    command: node\nsession:\n  idle_timout: 5s\n");
+  auto err = runCommand(mcpgateBinary() + " config check " + bad);
+  EXPECT_EQ(err.exit_code, 1);
+  EXPECT_NE(err.output.find(bad + ":5: unknown key 'idle_timout' in session"), std::string::npos)
+      << err.output;
+
+  // serve refuses the same file the same way, before listening.
+  auto serve = runCommand(mcpgateBinary() + " serve -c " + bad);
+  EXPECT_EQ(serve.exit_code, 1);
+  EXPECT_NE(serve.output.find(bad + ":5:"), std::string::npos) << serve.output;
+}
+
+TEST(Cli, UnknownCommandAndVersion) {
+  auto unknown = runCommand(mcpgateBinary() + " frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("unknown command 'frobnicate'"), std::string::npos);
+  EXPECT_NE(unknown.output.find("mcpgate serve"), std::string::npos);  // usage follows
+  auto version = runCommand(mcpgateBinary() + " version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.output.rfind("mcpgate ", 0), 0u);
 }
 
 }  // namespace

@@ -149,13 +149,9 @@ TEST(Stdio, ServerCrashFailsPendingRequestAndExitsNonZero) {
 TEST(Stdio, UnknownServerIsAClearError) {
   TempDir dir;
   std::string cfg = dir.write("c.yaml", config());
-  std::string cmd = mcpgateBinary() + " stdio -c " + cfg + " nope 2>&1 </dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  EXPECT_EQ(WEXITSTATUS(::pclose(p)), 1);
-  EXPECT_NE(out.find("no server 'nope'"), std::string::npos) << out;
+  auto run = runCommand(mcpgateBinary() + " stdio -c " + cfg + " nope");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("no server 'nope'"), std::string::npos) << run.output;
 }
 
 }  // namespace
