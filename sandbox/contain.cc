@@ -266,7 +266,7 @@ int runContained(const SpawnSpec& spec) {
     std::string layer = "cgroup-" + reason.substr(0, colon);
     if (!degrade) {
       say("refusing to start: " + layer + " limit cannot be enforced: " + reason.substr(colon + 2) +
-          " (set on_unavailable: degrade to run without it)");
+          " (on_unavailable: degrade, or --on-unavailable degrade, runs without it)");
       return kExitSandboxFailed;
     }
     report.degraded.emplace_back(layer, reason.substr(colon + 2));
