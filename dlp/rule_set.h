@@ -6,6 +6,7 @@
 
 #include <hs/hs.h>
 
+#include <atomic>
 #include <cstddef>
 #include <expected>
 #include <filesystem>
@@ -70,6 +71,24 @@ class RuleSet {
   HsDatabase db_;
   std::string hash_;
   bool from_cache_ = false;
+};
+
+// Where the current rule set lives. Each message takes a snapshot with get() and scans with it to
+// the end; a reload builds a new RuleSet and set()s it, and the old one is freed when the last
+// scan holding it finishes.
+class RuleSetHandle {
+ public:
+  explicit RuleSetHandle(std::shared_ptr<const RuleSet> initial) : current_(std::move(initial)) {}
+
+  [[nodiscard]] std::shared_ptr<const RuleSet> get() const {
+    return current_.load(std::memory_order_acquire);
+  }
+  void set(std::shared_ptr<const RuleSet> next) {
+    current_.store(std::move(next), std::memory_order_release);
+  }
+
+ private:
+  std::atomic<std::shared_ptr<const RuleSet>> current_;
 };
 
 }  // namespace mcpgate::dlp

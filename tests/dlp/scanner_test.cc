@@ -311,6 +311,30 @@ TEST(Scanner, ConcurrentScansFromManyThreadsAgree) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+TEST(Scanner, ReloadSwapsTheRuleSetWhileOtherThreadsScan) {
+  const auto a = testing::rulesFromYaml("rules:\n  - id: a\n    pattern: 'alpha[0-9]{3}'\n");
+  const auto b = testing::rulesFromYaml("rules:\n  - id: b\n    pattern: 'beta[0-9]{3}'\n");
+  ASSERT_TRUE(a && b);
+  RuleSetHandle handle(a);
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&] {
+      while (!stop) {
+        const auto rules = handle.get();  // one snapshot per message
+        const auto ids = ruleIds(Scanner(rules).scanText("alpha123 beta456", Direction::kRequest));
+        if (ids != std::vector<std::string>{rules->rules()[0].id}) ++wrong;
+      }
+    });
+  }
+  for (int i = 0; i < 200; ++i) handle.set(i % 2 == 0 ? b : a);
+  stop = true;
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(handle.get(), a);
+}
+
 TEST(Scanner, TwoRuleSetsOnOneThreadShareItsScratch) {
   const auto small = testing::rulesFromYaml("rules:\n  - id: w\n    pattern: 'needle[0-9]{3}'\n");
   ASSERT_TRUE(small);
