@@ -50,6 +50,9 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
 // ({0,300}) opened up ({0,}). Counting repeats are what makes a Hyperscan compile slow; the
 // result matches a superset, and RE2 confirms every candidate with the exact pattern anyway.
 [[nodiscard]] std::string hsExpression(std::string_view pattern);
+// What Hyperscan compiles for a rule: its prefilter, the alternation of its keywords for
+// `prefilter: keywords`, or else hsExpression(pattern).
+[[nodiscard]] std::string hsScanExpression(const Rule& r);
 [[nodiscard]] std::string re2Pattern(const Rule& r);
 [[nodiscard]] std::unique_ptr<re2::RE2> compileRe2(const Rule& r);
 

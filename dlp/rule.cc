@@ -351,6 +351,23 @@ std::string hsExpression(std::string_view p) {
   return out;
 }
 
+std::string hsScanExpression(const Rule& r) {
+  if (r.keywordGated()) {
+    std::string out = "(?i)(?:";
+    for (std::size_t k = 0; k < r.keywords.size(); ++k) {
+      if (k != 0) out.push_back('|');
+      for (const char c : r.keywords[k]) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == ' ';
+        if (!plain) out.push_back('\\');
+        out.push_back(c);
+      }
+    }
+    out.push_back(')');
+    return out;
+  }
+  return r.prefilter.empty() ? hsExpression(r.pattern) : r.prefilter;
+}
+
 std::string re2Pattern(const Rule& r) { return r.multiline ? "(?m)" + r.pattern : r.pattern; }
 
 std::unique_ptr<re2::RE2> compileRe2(const Rule& r) {
@@ -370,10 +387,14 @@ std::expected<void, Error> checkRule(const Rule& r) {
   if (info->min_width == 0) {
     return std::unexpected(Error{prefix + "the pattern matches the empty string"});
   }
+  if (r.keywordGated() && r.keywords.empty()) {
+    return std::unexpected(Error{prefix + "'prefilter: keywords' needs a keywords list"});
+  }
   if (!r.prefilter.empty()) {
     hs_expr_info_t* raw_pre = nullptr;
     hs_compile_error_t* raw_pre_err = nullptr;
-    if (hs_expression_info(r.prefilter.c_str(), hsFlags(r), &raw_pre, &raw_pre_err) != HS_SUCCESS) {
+    const std::string pre_expr = hsScanExpression(r);
+    if (hs_expression_info(pre_expr.c_str(), hsFlags(r), &raw_pre, &raw_pre_err) != HS_SUCCESS) {
       const HsCompileError err(raw_pre_err);
       return std::unexpected(Error{
           prefix + "Hyperscan rejects the prefilter: " + (err ? err->message : "unknown error")});

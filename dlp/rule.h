@@ -25,6 +25,12 @@ enum class Direction : std::uint8_t { kRequest, kResponse };
 enum class RedactStyle : std::uint8_t { kReplace, kMask, kHash };
 enum class ValidatorKind : std::uint8_t { kNone, kLuhn, kIban, kEntropy };
 
+// Keywords count if they occur this far before a match (a key name, "token:", a provider name
+// on the same line) or shortly after it.
+inline constexpr std::size_t kKeywordBefore = 256;
+inline constexpr std::size_t kKeywordAfter = 32;
+inline constexpr std::string_view kKeywordPrefilter = "keywords";
+
 [[nodiscard]] std::string_view toString(Category c);
 [[nodiscard]] std::string_view toString(Severity s);
 [[nodiscard]] std::string_view toString(Action a);
@@ -51,6 +57,10 @@ struct Rule {
   // Optional cheaper expression for Hyperscan alone, for patterns whose rare part is not at the
   // front (`verb ... ~/.ssh/id_rsa`): it must match near every match of `pattern` (within its
   // width), RE2 then confirms with `pattern`. The rule's examples check this.
+  // `prefilter: keywords` (kKeywordPrefilter) makes Hyperscan look for the rule's keywords alone:
+  // for digit patterns that need a keyword anyway (US phone numbers), which Hyperscan would
+  // otherwise have to start at every byte. RE2 then searches the keyword window, and a string
+  // whose JSON key carries a keyword is searched whole.
   std::string prefilter;
   bool caseless = false;
   bool dotall = false;
@@ -79,6 +89,7 @@ struct Rule {
   std::string file;
   int line = 0;
 
+  [[nodiscard]] bool keywordGated() const { return prefilter == kKeywordPrefilter; }
   [[nodiscard]] bool appliesTo(Direction d) const {
     return d == Direction::kRequest ? request : response;
   }

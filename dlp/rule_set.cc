@@ -37,7 +37,7 @@ std::string databaseKey(const std::vector<Rule>& rules) {
     k += '\n';
     k += std::to_string(hsFlags(r));
     k += '\t';
-    k += r.prefilter.empty() ? hsExpression(r.pattern) : r.prefilter;
+    k += hsScanExpression(r);
   }
   return sha256Hex(k);
 }
@@ -136,6 +136,13 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
       const HsCompileError err(raw_err);
       c.window = kMaxWindow;
     }
+    if (r.keywordGated()) {
+      // Hyperscan reports the keyword's end; the match may lie up to the keyword window away.
+      std::size_t longest = 0;
+      for (const auto& k : r.keywords) longest = std::max(longest, k.size());
+      c.window += kKeywordBefore + kKeywordAfter + longest;
+      set->keyword_gated_.push_back(set->confirm_.size());
+    }
     set->confirm_.push_back(std::move(c));
   }
 
@@ -152,7 +159,7 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
   std::vector<const char*> exprs;
   std::vector<unsigned> flags, ids;
   for (const auto& r : rs) {
-    expressions.push_back(r.prefilter.empty() ? hsExpression(r.pattern) : r.prefilter);
+    expressions.push_back(hsScanExpression(r));
   }
   for (std::size_t i = 0; i < rs.size(); ++i) {
     exprs.push_back(expressions[i].c_str());

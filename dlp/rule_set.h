@@ -58,6 +58,9 @@ class RuleSet {
     std::size_t window = 0;
   };
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
+  // Rules with `prefilter: keywords`: the scanner also runs them on whole strings whose context
+  // (JSON key) carries one of their keywords, since Hyperscan never sees that key.
+  [[nodiscard]] const std::vector<std::size_t>& keywordGated() const { return keyword_gated_; }
   [[nodiscard]] const Confirm& confirm(std::size_t rule_index) const {
     return confirm_[rule_index];
   }
@@ -67,6 +70,7 @@ class RuleSet {
 
   std::vector<Rule> rules_;
   std::vector<Confirm> confirm_;
+  std::vector<std::size_t> keyword_gated_;
   std::unordered_map<std::string, std::size_t> by_id_;
   HsDatabase db_;
   std::string hash_;

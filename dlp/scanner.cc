@@ -16,10 +16,6 @@
 namespace mcpgate::dlp {
 namespace {
 
-// Keywords count if they occur this far before a match (a key name, "token:", a provider name
-// on the same line) or shortly after it.
-constexpr std::size_t kKeywordBefore = 256;
-constexpr std::size_t kKeywordAfter = 32;
 // RE2 retries on one reported end: an earlier real match can sit in the window before it.
 constexpr int kMaxConfirmAttempts = 4;
 // Submatch slots: secret_group is limited to 9 in checkRule's callers.
@@ -169,6 +165,12 @@ class Run {
                 &Run::onMatch, &pass) != HS_SUCCESS) {
       failed = true;
     }
+    // A match found here and by Hyperscan's keyword report too is merged later (mergeHits).
+    if (segments_ == nullptr) {
+      contextPass(text, context_, out);
+    } else {
+      for (auto& seg : *segments_) contextPass(seg.text, seg.context, seg.hits);
+    }
   }
 
   static int onMatch(unsigned id, unsigned long long /*from*/, unsigned long long to,
@@ -193,23 +195,57 @@ class Run {
     return 0;
   }
 
-  // `to` is the reported end within `text`, which starts at `base` in the scanned buffer (the
-  // per-rule bookkeeping is in buffer offsets).
-  void confirm(unsigned id, std::size_t to, std::string_view text, std::size_t base,
-               std::string_view context, std::vector<Hit>& out) {
+  // Starts the per-rule bookkeeping of this pass for `id`; false if the rule is off for this scan.
+  bool touch(unsigned id, const Rule& r) {
     auto& t = tls;
     if (t.stamp[id] != t.gen) {
       t.stamp[id] = t.gen;
       t.covered[id] = 0;
       t.skip[id] = 0;
     }
-    if (base + to <= t.skip[id]) return;
-    const Rule& r = rs_.rules()[id];
     if ((!policy_.all_directions && !r.appliesTo(dir_)) ||
         (!policy_.disabled.empty() && policy_.disabled.contains(r.id))) {
       t.skip[id] = std::numeric_limits<std::size_t>::max();
-      return;
+      return false;
     }
+    return true;
+  }
+
+  // Keyword-gated rules on a string whose context (its JSON key) holds one of their keywords:
+  // Hyperscan only sees the text, so RE2 searches the whole string here.
+  void contextPass(std::string_view text, std::string_view context, std::vector<Hit>& out) {
+    if (context.empty() || rs_.keywordGated().empty()) return;
+    for (const std::size_t index : rs_.keywordGated()) {
+      const auto id = static_cast<unsigned>(index);
+      const Rule& r = rs_.rules()[id];
+      if (!std::ranges::any_of(r.keywords,
+                               [&](const std::string& k) { return containsCaseless(context, k); })) {
+        continue;
+      }
+      if (!touch(id, r)) continue;
+      const auto& cf = rs_.confirm(id);
+      re2::StringPiece g[kMaxGroups];
+      const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
+      std::size_t lo = 0;
+      while (lo < text.size() &&
+             cf.re->Match(piece(text), lo, text.size(), re2::RE2::UNANCHORED, g, ngroups)) {
+        const std::size_t ms = static_cast<std::size_t>(g[0].data() - text.data());
+        const std::size_t me = ms + g[0].size();
+        accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
+        if (me == ms) break;
+        lo = me;
+      }
+    }
+  }
+
+  // `to` is the reported end within `text`, which starts at `base` in the scanned buffer (the
+  // per-rule bookkeeping is in buffer offsets).
+  void confirm(unsigned id, std::size_t to, std::string_view text, std::size_t base,
+               std::string_view context, std::vector<Hit>& out) {
+    auto& t = tls;
+    if (t.stamp[id] == t.gen && base + to <= t.skip[id]) return;
+    const Rule& r = rs_.rules()[id];
+    if (!touch(id, r) || base + to <= t.skip[id]) return;
     const auto& cf = rs_.confirm(id);
     std::size_t lo = std::max(t.covered[id] > base ? t.covered[id] - base : 0,
                               to > cf.window ? to - cf.window : 0);
