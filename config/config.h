@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "sandbox/policy.h"
+
 namespace mcpgate::config {
 
 struct Error {
@@ -25,6 +27,11 @@ struct ServerConfig {
   // In file order, ${VAR} already expanded from the gateway's environment.
   std::vector<std::pair<std::string, std::string>> env;
   std::string cwd;  // absolute, an existing directory; defaults to the config file's directory
+  // The effective policy: the global `sandbox:` section with this server's own
+  // `sandbox:` settings applied on top (network, limits, hostname replace;
+  // binds replace a global bind with the same dst, env a global variable with
+  // the same name, otherwise they add). commands and on_unavailable are global.
+  sandbox::SandboxPolicy sandbox;
 };
 
 struct SessionConfig {
@@ -55,6 +62,12 @@ struct Config {
   SessionConfig session;
   LimitsConfig limits;
   std::string log_level = "info";  // debug, info, warn, error
+  // The global `sandbox:` section (SandboxPolicy's defaults where it is absent).
+  sandbox::SandboxPolicy sandbox;
+  // Whether the file has a `sandbox:` section anywhere. Only then does the
+  // loader refuse a server whose command is outside sandbox.commands, so
+  // configs written before the sandbox existed keep loading.
+  bool sandbox_declared = false;
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code

@@ -26,6 +26,8 @@
 #include "config/expand.h"
 #include "config/origin.h"
 #include "config/units.h"
+#include "sandbox/policy.h"
+#include "sandbox/uts.h"
 
 namespace mcpgate::config {
 namespace {
@@ -104,6 +106,66 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// What one `sandbox:` section sets; unset fields keep what is below it (the
+// defaults under the global section, the global policy under a server's).
+struct SandboxSettings {
+  int line = 0;  // of the `sandbox` key
+  std::optional<sandbox::OnUnavailable> on_unavailable;
+  std::optional<sandbox::NetworkMode> network;
+  std::optional<std::vector<std::string>> commands;
+  std::optional<std::uint64_t> memory_bytes;
+  std::optional<std::uint64_t> processes;
+  std::optional<std::uint64_t> open_files;
+  std::optional<std::uint64_t> cpu_seconds;
+  std::optional<std::uint64_t> file_size_bytes;
+  std::optional<std::uint64_t> tmpfs_bytes;
+  std::vector<sandbox::Bind> binds;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::optional<std::string> hostname;
+};
+
+void applySettings(const SandboxSettings& settings, sandbox::SandboxPolicy& policy) {
+  if (settings.on_unavailable) policy.on_unavailable = *settings.on_unavailable;
+  if (settings.network) policy.network = *settings.network;
+  if (settings.commands) policy.commands = *settings.commands;
+  const auto set = [](const std::optional<std::uint64_t>& from, std::uint64_t& to) {
+    if (from) to = *from;
+  };
+  set(settings.memory_bytes, policy.limits.memory_bytes);
+  set(settings.processes, policy.limits.processes);
+  set(settings.open_files, policy.limits.open_files);
+  set(settings.cpu_seconds, policy.limits.cpu_seconds);
+  set(settings.file_size_bytes, policy.limits.file_size_bytes);
+  set(settings.tmpfs_bytes, policy.limits.tmpfs_bytes);
+  if (settings.hostname) policy.hostname = *settings.hostname;
+  // A server's bind or variable replaces the global one it names, so a server
+  // can narrow a global rw bind to ro; anything else is added.
+  for (const sandbox::Bind& bind : settings.binds) {
+    auto same = std::ranges::find(policy.binds, bind.dst, &sandbox::Bind::dst);
+    if (same != policy.binds.end()) {
+      *same = bind;
+    } else {
+      policy.binds.push_back(bind);
+    }
+  }
+  for (const auto& [name, value] : settings.env) {
+    auto same = std::ranges::find(policy.env, name, &std::pair<std::string, std::string>::first);
+    if (same != policy.env.end()) {
+      same->second = value;
+    } else {
+      policy.env.emplace_back(name, value);
+    }
+  }
+}
+
+// What the loader keeps about a server beyond ServerConfig until the whole
+// file is read (the global `sandbox:` section may come after `servers:`).
+struct ServerExtra {
+  std::string path;  // "servers.NAME" or "mcpServers.NAME"
+  int command_line = 0;
+  std::optional<SandboxSettings> sandbox;
+};
+
 // One key: value pair of a map, with the key's position kept for messages.
 struct Entry {
   std::string key;
@@ -123,6 +185,8 @@ class Loader {
     auto top = entries(root, "at top level");
     if (!top) return std::unexpected(top.error());
     const Entry* servers = nullptr;
+    std::optional<SandboxSettings> global_sandbox;
+    std::map<std::string, ServerExtra> extras;
     for (const Entry& e : *top) {
       std::expected<void, Error> done;
       if (e.key == "listen") {
@@ -140,16 +204,23 @@ class Loader {
           return fail(lineOf(e.key_node), "use either 'servers' or 'mcpServers', not both");
         }
         servers = &e;
-        done = loadServers(e, config.servers);
+        done = loadServers(e, config.servers, extras);
+      } else if (e.key == "sandbox") {
+        auto settings = loadSandbox(e, "sandbox", /*global=*/true);
+        if (settings) {
+          global_sandbox = std::move(*settings);
+        } else {
+          done = std::unexpected(settings.error());
+        }
       } else {
         done = unknownKey(e, "at top level",
                           {"listen", "allowed_origins", "log_level", "servers", "mcpServers",
-                           "session", "limits"});
+                           "session", "limits", "sandbox"});
       }
       if (!done) return done;
     }
     if (servers == nullptr) return std::unexpected(Error{file_ + ": no servers configured"});
-    return {};
+    return resolveSandboxes(global_sandbox, extras, config);
   }
 
  private:
@@ -352,8 +423,291 @@ class Loader {
     return {};
   }
 
+  // Every server's effective policy, and the allowlist check, once the whole
+  // file is read.
+  [[nodiscard]] std::expected<void, Error> resolveSandboxes(
+      const std::optional<SandboxSettings>& global,
+      const std::map<std::string, ServerExtra>& extras, Config& config) const {
+    if (global) applySettings(*global, config.sandbox);
+    config.sandbox_declared =
+        global.has_value() || std::ranges::any_of(extras, [](const auto& named) {
+          return named.second.sandbox.has_value();
+        });
+    std::string allowed;
+    for (const std::string& command : config.sandbox.commands) {
+      allowed += (allowed.empty() ? "" : ", ") + command;
+    }
+    for (auto& [name, server] : config.servers) {
+      const ServerExtra& extra = extras.at(name);
+      server.sandbox = config.sandbox;
+      if (extra.sandbox) applySettings(*extra.sandbox, server.sandbox);
+      // Names match by name and absolute paths exactly, as sandbox::checkCommand
+      // does at spawn time; "/usr/bin/node" is not "node".
+      if (config.sandbox_declared && std::ranges::find(config.sandbox.commands, server.command) ==
+                                         config.sandbox.commands.end()) {
+        return fail(extra.command_line, extra.path + ".command '" + server.command +
+                                            "' is not in sandbox.commands [" + allowed + "]");
+      }
+      // The checks above cover what validatePolicy knows today; this keeps a
+      // check added there from being skipped by configs.
+      if (auto valid = sandbox::validatePolicy(server.sandbox); !valid) {
+        const int line = extra.sandbox ? extra.sandbox->line : (global ? global->line : 0);
+        return fail(line, extra.path + ".sandbox: " + valid.error().message);
+      }
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<SandboxSettings, Error> loadSandbox(const Entry& e,
+                                                                  const std::string& path,
+                                                                  bool global) const {
+    if (!e.value.IsMap() && !e.value.IsNull()) return fail(e.line(), path + " must be a map");
+    auto items = entries(e.value, "in " + path);
+    if (!items) return std::unexpected(items.error());
+    SandboxSettings settings;
+    settings.line = lineOf(e.key_node);
+    for (const Entry& item : *items) {
+      const std::string item_path = path + "." + item.key;
+      std::expected<void, Error> done;
+      if (global && item.key == "on_unavailable") {
+        done = loadChoice(item, item_path, {"fail", "degrade"}, [&](std::string_view v) {
+          settings.on_unavailable =
+              v == "fail" ? sandbox::OnUnavailable::kFail : sandbox::OnUnavailable::kDegrade;
+        });
+      } else if (item.key == "network") {
+        done = loadChoice(item, item_path, {"none", "host"}, [&](std::string_view v) {
+          settings.network =
+              v == "none" ? sandbox::NetworkMode::kNone : sandbox::NetworkMode::kHost;
+        });
+      } else if (global && item.key == "commands") {
+        done = loadCommands(item, item_path, settings);
+      } else if (item.key == "limits") {
+        done = loadSandboxLimits(item, item_path, settings);
+      } else if (item.key == "binds") {
+        done = loadBinds(item, item_path, settings);
+      } else if (item.key == "env") {
+        done = loadEnv(item, item_path, settings.env);
+      } else if (!global && item.key == "hostname") {
+        done = loadHostname(item, item_path, settings);
+      } else if (!global && (item.key == "commands" || item.key == "on_unavailable")) {
+        done = fail(lineOf(item.key_node),
+                    item_path + " can only be set in the top-level sandbox section (sandbox." +
+                        item.key + "), which applies to every server");
+      } else if (global && item.key == "hostname") {
+        done = fail(lineOf(item.key_node),
+                    "sandbox.hostname can only be set per server "
+                    "(servers.NAME.sandbox.hostname; the default is mcp-NAME)");
+      } else if (global) {
+        done = unknownKey(item, "in " + path,
+                          {"on_unavailable", "network", "commands", "limits", "binds", "env"});
+      } else {
+        done = unknownKey(item, "in " + path, {"network", "limits", "binds", "env", "hostname"});
+      }
+      if (!done) return std::unexpected(done.error());
+    }
+    return settings;
+  }
+
+  template <typename Apply>
+  [[nodiscard]] std::expected<void, Error> loadChoice(
+      const Entry& e, const std::string& path, std::initializer_list<std::string_view> choices,
+      Apply apply) const {
+    std::string alternatives;
+    for (std::string_view choice : choices) {
+      alternatives += std::string(alternatives.empty() ? "" : " or ") + std::string(choice);
+    }
+    auto text = scalar(e, path, alternatives);
+    if (!text) return std::unexpected(text.error());
+    if (std::ranges::find(choices, std::string_view(*text)) == choices.end()) {
+      return fail(e.line(), path + " '" + *text + "' must be " + alternatives);
+    }
+    apply(std::string_view(*text));
+    return {};
+  }
+
+  [[nodiscard]] static bool isAllowlistEntry(const std::string& entry) {
+    if (entry.empty() || entry == "." || entry == "..") return false;
+    if (entry.find('/') == std::string::npos) return true;
+    // Compared exactly with the resolved path at spawn time: only a normal
+    // absolute path can ever match.
+    return entry.front() == '/' && entry.back() != '/' &&
+           fs::path(entry).lexically_normal().string() == entry;
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadCommands(const Entry& e, const std::string& path,
+                                                        SandboxSettings& settings) const {
+    constexpr std::string_view kKind = "a list of command names or absolute paths";
+    if (!e.value.IsSequence()) return fail(e.line(), path + " must be " + std::string(kKind));
+    std::vector<std::string> commands;
+    for (const YAML::Node& item : e.value) {
+      auto command = scalar(item, lineOf(item), path, kKind);
+      if (!command) return std::unexpected(command.error());
+      if (!isAllowlistEntry(*command)) {
+        return fail(lineOf(item), path + " entry '" + *command +
+                                      "' must be a command name (looked up in the sandbox's "
+                                      "fixed PATH) or a normalized absolute path");
+      }
+      commands.push_back(std::move(*command));
+    }
+    settings.commands = std::move(commands);
+    return {};
+  }
+
+  // Zero is "no limit" for every sandbox limit, as in SandboxPolicy.
+  [[nodiscard]] std::expected<void, Error> loadSandboxLimits(const Entry& e,
+                                                             const std::string& path,
+                                                             SandboxSettings& settings) const {
+    if (!e.value.IsMap() && !e.value.IsNull()) return fail(e.line(), path + " must be a map");
+    auto items = entries(e.value, "in " + path);
+    if (!items) return std::unexpected(items.error());
+    for (const Entry& item : *items) {
+      const std::string item_path = path + "." + item.key;
+      std::optional<std::uint64_t>* target = nullptr;
+      const bool is_size = item.key == "memory" || item.key == "file_size" || item.key == "tmpfs";
+      if (item.key == "memory") {
+        target = &settings.memory_bytes;
+      } else if (item.key == "file_size") {
+        target = &settings.file_size_bytes;
+      } else if (item.key == "tmpfs") {
+        target = &settings.tmpfs_bytes;
+      } else if (item.key == "processes") {
+        target = &settings.processes;
+      } else if (item.key == "open_files") {
+        target = &settings.open_files;
+      } else if (item.key == "cpu_seconds") {
+        target = &settings.cpu_seconds;
+      } else {
+        return unknownKey(
+            item, "in " + path,
+            {"memory", "processes", "open_files", "cpu_seconds", "file_size", "tmpfs"});
+      }
+      auto value = is_size ? sandboxSize(item, item_path) : sandboxCount(item, item_path);
+      if (!value) return std::unexpected(value.error());
+      if (item.key == "tmpfs" && *value != 0 && *value < 4096) {
+        return fail(item.line(), item_path + " '" + item.value.Scalar() +
+                                     "' must be 0 (no limit) or at least 4KiB");
+      }
+      *target = *value;
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<std::uint64_t, Error> sandboxSize(const Entry& e,
+                                                                const std::string& path) const {
+    auto text = scalar(e, path, "a size such as 64MiB (0 for no limit)");
+    if (!text) return std::unexpected(text.error());
+    auto value = parseSize(*text);
+    if (!value) return fail(e.line(), path + " '" + *text + "' " + value.error());
+    return *value;
+  }
+
+  [[nodiscard]] std::expected<std::uint64_t, Error> sandboxCount(const Entry& e,
+                                                                 const std::string& path) const {
+    constexpr std::uint64_t kMax = 1000000000;
+    const std::string range = "an integer from 0 (no limit) to " + std::to_string(kMax);
+    auto text = scalar(e, path, range);
+    if (!text) return std::unexpected(text.error());
+    std::uint64_t value = 0;
+    bool valid = !text->empty() && text->size() <= 10;
+    for (char c : *text) {
+      valid = valid && c >= '0' && c <= '9';
+      if (valid) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!valid || value > kMax) return fail(e.line(), path + " '" + *text + "' must be " + range);
+    return value;
+  }
+
+  [[nodiscard]] static bool hasDotDot(const std::string& path) {
+    return path == ".." || path.starts_with("../") || path.find("/../") != std::string::npos ||
+           path.ends_with("/..");
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadBinds(const Entry& e, const std::string& path,
+                                                     SandboxSettings& settings) const {
+    constexpr std::string_view kKind = "a list of {src, dst, ro} maps";
+    if (e.value.IsNull()) return {};
+    if (!e.value.IsSequence()) return fail(e.line(), path + " must be " + std::string(kKind));
+    std::map<std::string, std::size_t> dsts;
+    for (std::size_t i = 0; i < e.value.size(); ++i) {
+      const YAML::Node item = e.value[i];
+      const std::string bind_path = path + "[" + std::to_string(i) + "]";
+      if (!item.IsMap()) {
+        return fail(lineOf(item), bind_path + " must be a map with src, dst and optionally ro");
+      }
+      auto fields = entries(item, "in " + bind_path);
+      if (!fields) return std::unexpected(fields.error());
+      sandbox::Bind bind;
+      const Entry* src = nullptr;
+      const Entry* dst = nullptr;
+      for (const Entry& field : *fields) {
+        const std::string field_path = bind_path + "." + field.key;
+        if (field.key == "src" || field.key == "dst") {
+          auto text = scalar(field, field_path, "an absolute path");
+          if (!text) return std::unexpected(text.error());
+          (field.key == "src" ? bind.src : bind.dst) = std::move(*text);
+          (field.key == "src" ? src : dst) = &field;
+        } else if (field.key == "ro") {
+          auto flag = scalar(field, field_path, "true or false");
+          if (!flag) return std::unexpected(flag.error());
+          if (*flag != "true" && *flag != "false") {
+            return fail(field.line(), field_path + " must be true or false");
+          }
+          bind.ro = *flag == "true";
+        } else {
+          return unknownKey(field, "in " + bind_path, {"src", "dst", "ro"});
+        }
+      }
+      for (const char* key : {"src", "dst"}) {
+        if ((key[0] == 's' ? src : dst) == nullptr) {
+          return fail(lineOf(item), bind_path + ": missing required key '" + key + "'");
+        }
+      }
+      const std::string src_path = bind_path + ".src '" + bind.src + "'";
+      const std::string dst_path = bind_path + ".dst '" + bind.dst + "'";
+      // Relative to what? The gateway's cwd, the config's directory and the
+      // sandbox's root all differ; an absolute path means one thing.
+      if (bind.src.empty() || bind.src.front() != '/') {
+        return fail(src->line(), src_path + " must be an absolute path");
+      }
+      if (bind.dst.empty() || bind.dst.front() != '/' || bind.dst == "/") {
+        return fail(dst->line(), dst_path + " must be an absolute path other than /");
+      }
+      if (hasDotDot(bind.dst)) return fail(dst->line(), dst_path + " must not contain '..'");
+      std::error_code ec;
+      const fs::file_status status = fs::status(bind.src, ec);
+      if (status.type() == fs::file_type::not_found) {
+        return fail(src->line(), src_path + " does not exist on this host");
+      }
+      if (ec) return fail(src->line(), src_path + " cannot be checked: " + ec.message());
+      const auto [first, inserted] = dsts.emplace(bind.dst, i);
+      if (!inserted) {
+        return fail(dst->line(), dst_path + " is already the dst of " + path + "[" +
+                                     std::to_string(first->second) + "]");
+      }
+      settings.binds.push_back(std::move(bind));
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadHostname(const Entry& e, const std::string& path,
+                                                        SandboxSettings& settings) const {
+    auto text = scalar(e, path, "a hostname");
+    if (!text) return std::unexpected(text.error());
+    const bool valid =
+        !text->empty() && text->size() <= 64 && std::ranges::all_of(*text, [](char c) {
+          return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '.';
+        });
+    if (!valid) {
+      return fail(e.line(), path + " '" + *text + "' must be 1 to 64 of A-Z a-z 0-9 - .");
+    }
+    settings.hostname = std::move(*text);
+    return {};
+  }
+
   [[nodiscard]] std::expected<void, Error> loadServers(
-      const Entry& e, std::map<std::string, ServerConfig>& servers) const {
+      const Entry& e, std::map<std::string, ServerConfig>& servers,
+      std::map<std::string, ServerExtra>& extras) const {
     if (!e.value.IsMap() && !e.value.IsNull()) {
       return fail(e.line(), e.key + " must be a map from server names to servers");
     }
@@ -368,9 +722,13 @@ class Loader {
                         "' must be 1 to 64 of A-Z a-z 0-9 _ . - and not '.' or '..' (it is the "
                         "URL path /mcp/NAME)");
       }
-      auto server = loadServer(item, e.key + "." + item.key, client_format);
+      ServerExtra extra{e.key + "." + item.key, 0, std::nullopt};
+      auto server = loadServer(item, extra.path, client_format, extra);
       if (!server) return std::unexpected(server.error());
-      if (*server) servers.emplace(item.key, std::move(**server));
+      if (*server) {
+        servers.emplace(item.key, std::move(**server));
+        extras.emplace(item.key, std::move(extra));
+      }
     }
     if (servers.empty()) {
       return fail(lineOf(e.key_node), items->empty() ? "no servers configured"
@@ -389,7 +747,7 @@ class Loader {
 
   // Returns nullopt for a server the client format marks "disabled": true.
   [[nodiscard]] std::expected<std::optional<ServerConfig>, Error> loadServer(
-      const Entry& e, const std::string& path, bool client_format) const {
+      const Entry& e, const std::string& path, bool client_format, ServerExtra& extra) const {
     if (!e.value.IsMap() && !e.value.IsNull()) return fail(e.line(), path + " must be a map");
     auto items = entries(e.value, "in " + path);
     if (!items) return std::unexpected(items.error());
@@ -416,12 +774,20 @@ class Loader {
       if (item.key == "command") {
         done = loadCommand(item, item_path, server);
         has_command = true;
+        extra.command_line = item.line();
       } else if (item.key == "args") {
         done = loadArgs(item, item_path, server);
       } else if (item.key == "env") {
-        done = loadEnv(item, item_path, server);
+        done = loadEnv(item, item_path, server.env);
       } else if (item.key == "cwd") {
         done = loadCwd(item, item_path, server);
+      } else if (item.key == "sandbox") {
+        auto settings = loadSandbox(item, item_path, /*global=*/false);
+        if (settings) {
+          extra.sandbox = std::move(*settings);
+        } else {
+          done = std::unexpected(settings.error());
+        }
       } else if (client_format && (item.key == "type" || item.key == "transportType")) {
         auto type = scalar(item, item_path, "a string");
         if (!type) return std::unexpected(type.error());
@@ -440,10 +806,10 @@ class Loader {
         continue;
       } else if (client_format) {
         done = unknownKey(item, "in " + path,
-                          {"command", "args", "env", "cwd", "type", "disabled", "autoApprove",
-                           "alwaysAllow", "timeout", "description"});
+                          {"command", "args", "env", "cwd", "sandbox", "type", "disabled",
+                           "autoApprove", "alwaysAllow", "timeout", "description"});
       } else {
-        done = unknownKey(item, "in " + path, {"command", "args", "env", "cwd"});
+        done = unknownKey(item, "in " + path, {"command", "args", "env", "cwd", "sandbox"});
       }
       if (!done) return std::unexpected(done.error());
     }
@@ -474,8 +840,9 @@ class Loader {
     return {};
   }
 
-  [[nodiscard]] std::expected<void, Error> loadEnv(const Entry& e, const std::string& path,
-                                                   ServerConfig& server) const {
+  [[nodiscard]] std::expected<void, Error> loadEnv(
+      const Entry& e, const std::string& path,
+      std::vector<std::pair<std::string, std::string>>& env) const {
     if (!e.value.IsMap() && !e.value.IsNull()) {
       return fail(e.line(), path + " must be a map of strings");
     }
@@ -491,7 +858,7 @@ class Loader {
       if (!raw) return std::unexpected(raw.error());
       auto value = expandVariables(*raw, lookupEnvironment);
       if (!value) return fail(item.line(), path + "." + item.key + ": " + value.error());
-      server.env.emplace_back(item.key, std::move(*value));
+      env.emplace_back(item.key, std::move(*value));
     }
     return {};
   }
@@ -567,19 +934,71 @@ std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path
   return std::make_shared<const Config>(std::move(config));
 }
 
-void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig& server) {
+// Values often carry tokens, and this text ends up in terminals and logs.
+void emitEnv(YAML::Emitter& out, const std::vector<std::pair<std::string, std::string>>& env) {
+  if (env.empty()) out << YAML::Flow;
+  out << YAML::BeginMap;
+  for (const auto& [key, value] : env) out << YAML::Key << key << YAML::Value << "<set>";
+  out << YAML::EndMap;
+}
+
+// The keys a server's own `sandbox:` may set, with their effective values.
+void emitSandboxCommon(YAML::Emitter& out, const sandbox::SandboxPolicy& policy) {
+  out << YAML::Key << "network" << YAML::Value
+      << (policy.network == sandbox::NetworkMode::kNone ? "none" : "host");
+  const sandbox::Limits& limits = policy.limits;
+  out << YAML::Key << "limits" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "memory" << YAML::Value << formatSize(limits.memory_bytes);
+  out << YAML::Key << "processes" << YAML::Value << limits.processes;
+  out << YAML::Key << "open_files" << YAML::Value << limits.open_files;
+  out << YAML::Key << "cpu_seconds" << YAML::Value << limits.cpu_seconds;
+  out << YAML::Key << "file_size" << YAML::Value << formatSize(limits.file_size_bytes);
+  out << YAML::Key << "tmpfs" << YAML::Value << formatSize(limits.tmpfs_bytes);
+  out << YAML::EndMap;
+  out << YAML::Key << "binds" << YAML::Value << YAML::BeginSeq;
+  for (const sandbox::Bind& bind : policy.binds) {
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "src" << YAML::Value << bind.src;
+    out << YAML::Key << "dst" << YAML::Value << bind.dst;
+    out << YAML::Key << "ro" << YAML::Value << bind.ro;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "env" << YAML::Value;
+  emitEnv(out, policy.env);
+}
+
+void emitGlobalSandbox(YAML::Emitter& out, const sandbox::SandboxPolicy& policy) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "on_unavailable" << YAML::Value
+      << (policy.on_unavailable == sandbox::OnUnavailable::kFail ? "fail" : "degrade");
+  out << YAML::Key << "commands" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const std::string& command : policy.commands) out << command;
+  out << YAML::EndSeq;
+  emitSandboxCommon(out, policy);
+  out << YAML::EndMap;
+}
+
+// `with_sandbox`: only a file with a sandbox section gets one back, so the
+// description of an older config loads the same way (no allowlist check).
+void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig& server,
+                bool with_sandbox) {
   out << YAML::Key << name << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "command" << YAML::Value << server.command;
   out << YAML::Key << "args" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (const std::string& arg : server.args) out << arg;
   out << YAML::EndSeq;
   out << YAML::Key << "env" << YAML::Value;
-  if (server.env.empty()) out << YAML::Flow;
-  out << YAML::BeginMap;
-  // Values often carry tokens, and this text ends up in terminals and logs.
-  for (const auto& [key, value] : server.env) out << YAML::Key << key << YAML::Value << "<set>";
-  out << YAML::EndMap;
+  emitEnv(out, server.env);
   out << YAML::Key << "cwd" << YAML::Value << server.cwd;
+  if (with_sandbox) {
+    out << YAML::Key << "sandbox" << YAML::Value << YAML::BeginMap;
+    emitSandboxCommon(out, server.sandbox);
+    out << YAML::Key << "hostname" << YAML::Value
+        << (server.sandbox.hostname.empty() ? sandbox::defaultHostname(name)
+                                            : server.sandbox.hostname);
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
 }
 
@@ -628,8 +1047,14 @@ std::string describeConfig(const Config& config) {
     out << YAML::Key << "max_line_bytes" << YAML::Value << formatSize(config.limits.max_line_bytes);
     out << YAML::Key << "max_sessions" << YAML::Value << config.limits.max_sessions;
     out << YAML::EndMap;
+    if (config.sandbox_declared) {
+      out << YAML::Key << "sandbox" << YAML::Value;
+      emitGlobalSandbox(out, config.sandbox);
+    }
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
-    for (const auto& [name, server] : config.servers) emitServer(out, name, server);
+    for (const auto& [name, server] : config.servers) {
+      emitServer(out, name, server, config.sandbox_declared);
+    }
     out << YAML::EndMap;
     out << YAML::EndMap;
     std::string text = out.good() ? std::string(out.c_str()) + "\n"
@@ -639,6 +1064,15 @@ std::string describeConfig(const Config& config) {
       text +=
           "# allowed_origins not set: browsers may call only from http(s)://localhost, "
           "127.0.0.1 and [::1] on any port\n";
+    }
+    if (!config.sandbox_declared) {
+      YAML::Emitter defaults;
+      defaults << YAML::Flow;
+      emitGlobalSandbox(defaults, config.sandbox);
+      text +=
+          "# no sandbox section: servers' commands were not checked against sandbox.commands; "
+          "the defaults are\n#   sandbox: " +
+          std::string(defaults.c_str()) + "\n";
     }
     return text;
   } catch (const std::exception& e) {

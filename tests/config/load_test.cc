@@ -315,8 +315,8 @@ TEST_F(LoadConfigTest, UnknownTopLevelKey) {
             at(4, "unknown key 'listn' at top level (did you mean 'listen'?)"));
   EXPECT_EQ(errorOf(std::string(kMinimal) + "dlp:\n  rules: []\n"),
             at(4, "unknown key 'dlp' at top level"));
-  EXPECT_EQ(errorOf(std::string("sandbox: {}\n") + kMinimal),
-            at(1, "unknown key 'sandbox' at top level"));
+  EXPECT_EQ(errorOf(std::string("sandbx: {}\n") + kMinimal),
+            at(1, "unknown key 'sandbx' at top level (did you mean 'sandbox'?)"));
 }
 
 TEST_F(LoadConfigTest, UnknownKeyInSession) {
@@ -523,6 +523,265 @@ TEST_F(LoadConfigTest, RemoteServerInJson) {
   EXPECT_EQ(errorOf("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"disabled\": \"yes\"}}}\n",
                     "c.json"),
             at(2, "mcpServers.a.disabled must be true or false", "c.json"));
+}
+
+// ----- sandbox: the global policy, per-server settings, the allowlist -----
+
+TEST_F(LoadConfigTest, WithoutASandboxSectionTheDefaultsApplyAndCommandsAreNotChecked) {
+  auto config = load("servers:\n  a: {command: /nonexistent/server}\n  b: {command: node}\n");
+  ASSERT_NE(config, nullptr);
+  const sandbox::SandboxPolicy defaults;
+  EXPECT_FALSE(config->sandbox_declared);
+  EXPECT_EQ(config->sandbox.commands, defaults.commands);
+  EXPECT_EQ(config->sandbox.network, sandbox::NetworkMode::kNone);
+  EXPECT_EQ(config->sandbox.on_unavailable, sandbox::OnUnavailable::kFail);
+  EXPECT_EQ(config->sandbox.limits.memory_bytes, defaults.limits.memory_bytes);
+  const sandbox::SandboxPolicy& a = config->servers.at("a").sandbox;
+  EXPECT_EQ(a.commands, defaults.commands);
+  EXPECT_EQ(a.arg_deny, defaults.arg_deny);
+  EXPECT_EQ(a.limits.tmpfs_bytes, defaults.limits.tmpfs_bytes);
+  EXPECT_TRUE(a.binds.empty());
+  const std::string text = describeConfig(*config);
+  EXPECT_NE(text.find("# no sandbox section: servers' commands were not checked against "
+                      "sandbox.commands; the defaults are\n#   sandbox: {on_unavailable: fail, "
+                      "commands: [node, npx, python3, uvx], network: none, limits: {memory: 1GiB, "
+                      "processes: 256, open_files: 1024, cpu_seconds: 3600, file_size: 64MiB, "
+                      "tmpfs: 128MiB}, binds: [], env: {}}\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(LoadConfigTest, LoadsTheIssueExampleWithGlobalAndPerServerSandbox) {
+  fs::create_directory(dir_ + "/srv");
+  auto config = load(R"(sandbox:
+  on_unavailable: degrade
+  network: host
+  commands: [node, npx, python3, uvx, /opt/bin/server]
+  limits: {memory: 2GiB, processes: 100, open_files: 512, cpu_seconds: 60,
+           file_size: 1MiB, tmpfs: 0}
+servers:
+  files:
+    command: npx
+    args: [-y, "@modelcontextprotocol/server-filesystem", /data]
+    sandbox:
+      network: none
+      binds: [{src: )" +
+                     dir_ + R"(/srv, dst: /data, ro: true}]
+  custom:
+    command: /opt/bin/server
+)");
+  ASSERT_NE(config, nullptr);
+  EXPECT_TRUE(config->sandbox_declared);
+  EXPECT_EQ(config->sandbox.on_unavailable, sandbox::OnUnavailable::kDegrade);
+  EXPECT_EQ(config->sandbox.network, sandbox::NetworkMode::kHost);
+  EXPECT_EQ(config->sandbox.commands,
+            (std::vector<std::string>{"node", "npx", "python3", "uvx", "/opt/bin/server"}));
+  EXPECT_EQ(config->sandbox.limits.memory_bytes, 2ULL << 30);
+  EXPECT_EQ(config->sandbox.limits.processes, 100U);
+  EXPECT_EQ(config->sandbox.limits.open_files, 512U);
+  EXPECT_EQ(config->sandbox.limits.cpu_seconds, 60U);
+  EXPECT_EQ(config->sandbox.limits.file_size_bytes, 1ULL << 20);
+  EXPECT_EQ(config->sandbox.limits.tmpfs_bytes, 0U);  // no limit
+
+  const sandbox::SandboxPolicy& files = config->servers.at("files").sandbox;
+  EXPECT_EQ(files.network, sandbox::NetworkMode::kNone);
+  EXPECT_EQ(files.on_unavailable, sandbox::OnUnavailable::kDegrade);
+  EXPECT_EQ(files.limits.memory_bytes, 2ULL << 30);
+  ASSERT_EQ(files.binds.size(), 1U);
+  EXPECT_EQ(files.binds[0].src, dir_ + "/srv");
+  EXPECT_EQ(files.binds[0].dst, "/data");
+  EXPECT_TRUE(files.binds[0].ro);
+  const sandbox::SandboxPolicy& custom = config->servers.at("custom").sandbox;
+  EXPECT_EQ(custom.network, sandbox::NetworkMode::kHost);
+  EXPECT_TRUE(custom.binds.empty());
+
+  // The description carries the sandbox and loads back to the same thing.
+  const std::string text = describeConfig(*config);
+  EXPECT_NE(text.find("sandbox:\n  on_unavailable: degrade\n  commands: [node, npx, python3, uvx, "
+                      "/opt/bin/server]\n  network: host\n  limits: {memory: 2GiB, processes: "
+                      "100, open_files: 512, cpu_seconds: 60, file_size: 1MiB, tmpfs: 0B}\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    sandbox:\n      network: none\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      binds:\n        - {src: " + dir_ + "/srv, dst: /data, ro: true}\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      hostname: mcp-files\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("# no sandbox section"), std::string::npos) << text;
+  auto again = load(text, "described.yaml");
+  ASSERT_NE(again, nullptr);
+  const std::string described = describeConfig(*again);
+  EXPECT_EQ(described.substr(described.find('\n')), text.substr(text.find('\n')));
+}
+
+TEST_F(LoadConfigTest, PerServerSandboxSettingsOverrideTheGlobalOnes) {
+  fs::create_directory(dir_ + "/a");
+  fs::create_directory(dir_ + "/b");
+  ::setenv("MCPGATE_TEST_SANDBOX_VAR", "expanded", 1);
+  auto config = load(R"(sandbox:
+  network: host
+  limits: {memory: 2GiB, processes: 50}
+  binds:
+    - {src: )" + dir_ +
+                     R"(/a, dst: /shared, ro: false}
+    - {src: )" + dir_ +
+                     R"(/a, dst: /common}
+  env: {A: "1", B: "2"}
+servers:
+  narrow:
+    command: node
+    sandbox:
+      network: none
+      limits: {processes: 10}
+      binds: [{src: )" +
+                     dir_ + R"(/b, dst: /shared}, {src: )" + dir_ + R"(/b, dst: /own}]
+      env: {B: "3", C: "${MCPGATE_TEST_SANDBOX_VAR}"}
+      hostname: narrow-box
+  plain:
+    command: python3
+)");
+  ::unsetenv("MCPGATE_TEST_SANDBOX_VAR");
+  ASSERT_NE(config, nullptr);
+  const sandbox::SandboxPolicy& narrow = config->servers.at("narrow").sandbox;
+  EXPECT_EQ(narrow.network, sandbox::NetworkMode::kNone);
+  EXPECT_EQ(narrow.limits.memory_bytes, 2ULL << 30);  // global
+  EXPECT_EQ(narrow.limits.processes, 10U);            // its own
+  EXPECT_EQ(narrow.limits.open_files, 1024U);         // default
+  ASSERT_EQ(narrow.binds.size(), 3U);
+  EXPECT_EQ(narrow.binds[0].dst, "/shared");  // the global bind, replaced: now ro from b
+  EXPECT_EQ(narrow.binds[0].src, dir_ + "/b");
+  EXPECT_TRUE(narrow.binds[0].ro);
+  EXPECT_EQ(narrow.binds[1].dst, "/common");
+  EXPECT_EQ(narrow.binds[2].dst, "/own");
+  EXPECT_EQ(narrow.env, (std::vector<std::pair<std::string, std::string>>{
+                            {"A", "1"}, {"B", "3"}, {"C", "expanded"}}));
+  EXPECT_EQ(narrow.hostname, "narrow-box");
+
+  const sandbox::SandboxPolicy& plain = config->servers.at("plain").sandbox;
+  EXPECT_EQ(plain.network, sandbox::NetworkMode::kHost);
+  EXPECT_EQ(plain.limits.processes, 50U);
+  ASSERT_EQ(plain.binds.size(), 2U);
+  EXPECT_FALSE(plain.binds[0].ro);
+  EXPECT_EQ(plain.env, config->sandbox.env);
+  EXPECT_EQ(plain.hostname, "");
+}
+
+TEST_F(LoadConfigTest, CommandOutsideTheAllowlistIsRefusedWithItsLine) {
+  EXPECT_EQ(errorOf("sandbox: {network: none}\nservers:\n  x:\n    args: [-c, id]\n"
+                    "    command: bash\n"),
+            at(5, "servers.x.command 'bash' is not in sandbox.commands [node, npx, python3, uvx]"));
+  // The section may come after the servers, and a server's own section counts.
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: /usr/bin/node\nsandbox:\n  commands: [node]\n"),
+            at(3, "servers.x.command '/usr/bin/node' is not in sandbox.commands [node]"));
+  EXPECT_EQ(errorOf("servers:\n  ok: {command: node}\n  x:\n    command: bash\n"
+                    "    sandbox: {network: host}\n"),
+            at(4, "servers.x.command 'bash' is not in sandbox.commands [node, npx, python3, uvx]"));
+  EXPECT_EQ(errorOf("sandbox: {}\nmcpServers:\n  x: {\"command\": \"sh\"}\n", "c.json"),
+            at(3, "mcpServers.x.command 'sh' is not in sandbox.commands [node, npx, python3, uvx]",
+               "c.json"));
+  auto config = load("sandbox:\n  commands: [node, /opt/x]\nservers:\n  x: {command: /opt/x}\n");
+  ASSERT_NE(config, nullptr);
+}
+
+TEST_F(LoadConfigTest, SandboxKeyErrors) {
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  netwrk: none\n") + kMinimal),
+            at(2, "unknown key 'netwrk' in sandbox (did you mean 'network'?)"));
+  EXPECT_EQ(errorOf(std::string("sandbox: [none]\n") + kMinimal), at(1, "sandbox must be a map"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  hostname: box\n") + kMinimal),
+            at(2,
+               "sandbox.hostname can only be set per server (servers.NAME.sandbox.hostname; "
+               "the default is mcp-NAME)"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    sandbox:\n      bindz: []\n"),
+            at(5, "unknown key 'bindz' in servers.x.sandbox (did you mean 'binds'?)"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    sandbox:\n      commands: [bash]\n"),
+            at(5,
+               "servers.x.sandbox.commands can only be set in the top-level sandbox section "
+               "(sandbox.commands), which applies to every server"));
+  EXPECT_EQ(
+      errorOf("servers:\n  x:\n    command: node\n    sandbox:\n      on_unavailable: degrade\n"),
+      at(5,
+         "servers.x.sandbox.on_unavailable can only be set in the top-level sandbox section "
+         "(sandbox.on_unavailable), which applies to every server"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    sandbox: 3\n"),
+            at(4, "servers.x.sandbox must be a map"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    sandbox:\n      hostname: a b\n"),
+            at(5, "servers.x.sandbox.hostname 'a b' must be 1 to 64 of A-Z a-z 0-9 - ."));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  env: {1X: a}\n") + kMinimal),
+            at(2,
+               "sandbox.env key '1X' is not a valid environment variable name (use "
+               "[A-Za-z_][A-Za-z0-9_]*)"));
+}
+
+TEST_F(LoadConfigTest, SandboxEnumErrors) {
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  network: bridge\n") + kMinimal),
+            at(2, "sandbox.network 'bridge' must be none or host"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  on_unavailable: warn\n") + kMinimal),
+            at(2, "sandbox.on_unavailable 'warn' must be fail or degrade"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    sandbox: {network: [host]}\n"),
+            at(4, "servers.x.sandbox.network must be none or host"));
+}
+
+TEST_F(LoadConfigTest, SandboxLimitErrors) {
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  limits: {memory: 1XB}\n") + kMinimal),
+            at(2,
+               "sandbox.limits.memory '1XB' is not a size (use an integer number of bytes, "
+               "optionally followed by B, KiB, MiB, GiB, KB, MB or GB, e.g. 4MiB)"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  limits:\n    processes: -1\n") + kMinimal),
+            at(3,
+               "sandbox.limits.processes '-1' must be an integer from 0 (no limit) to "
+               "1000000000"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  limits: {tmpfs: 1KiB}\n") + kMinimal),
+            at(2, "sandbox.limits.tmpfs '1KiB' must be 0 (no limit) or at least 4KiB"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  limits: {memroy: 1GiB}\n") + kMinimal),
+            at(2, "unknown key 'memroy' in sandbox.limits (did you mean 'memory'?)"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    sandbox:\n      limits: {cpu_seconds: "
+                    "1h}\n"),
+            at(5,
+               "servers.x.sandbox.limits.cpu_seconds '1h' must be an integer from 0 (no limit) "
+               "to 1000000000"));
+}
+
+TEST_F(LoadConfigTest, SandboxCommandsErrors) {
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  commands:\n    - node\n    - bin/node\n") + kMinimal),
+            at(4,
+               "sandbox.commands entry 'bin/node' must be a command name (looked up in the "
+               "sandbox's fixed PATH) or a normalized absolute path"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  commands: [/opt/../bin/x]\n") + kMinimal),
+            at(2,
+               "sandbox.commands entry '/opt/../bin/x' must be a command name (looked up in "
+               "the sandbox's fixed PATH) or a normalized absolute path"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  commands: node\n") + kMinimal),
+            at(2, "sandbox.commands must be a list of command names or absolute paths"));
+}
+
+TEST_F(LoadConfigTest, SandboxBindErrors) {
+  const std::string server = "servers:\n  x:\n    command: node\n    sandbox:\n      binds:\n";
+  const std::string p = "servers.x.sandbox.binds[0]";
+  EXPECT_EQ(errorOf(server + "        - {src: data, dst: /data}\n"),
+            at(6, p + ".src 'data' must be an absolute path"));
+  EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: data}\n"),
+            at(6, p + ".dst 'data' must be an absolute path other than /"));
+  EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: /}\n"),
+            at(6, p + ".dst '/' must be an absolute path other than /"));
+  EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: /a/../etc}\n"),
+            at(6, p + ".dst '/a/../etc' must not contain '..'"));
+  EXPECT_EQ(errorOf(server + "        - src: " + dir_ + "/missing\n          dst: /data\n"),
+            at(6, p + ".src '" + dir_ + "/missing' does not exist on this host"));
+  EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + "}\n"),
+            at(6, p + ": missing required key 'dst'"));
+  EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: /d, ro: yes}\n"),
+            at(6, p + ".ro must be true or false"));
+  EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: /d, rw: true}\n"),
+            at(6, "unknown key 'rw' in " + p + " (did you mean 'ro'?)"));
+  EXPECT_EQ(errorOf(server + "        - /data\n"),
+            at(6, p + " must be a map with src, dst and optionally ro"));
+  EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: /d}\n        - {src: " + dir_ +
+                    ", dst: /d}\n"),
+            at(7,
+               "servers.x.sandbox.binds[1].dst '/d' is already the dst of "
+               "servers.x.sandbox.binds[0]"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  binds: {src: /}\n") + kMinimal),
+            at(2, "sandbox.binds must be a list of {src, dst, ro} maps"));
 }
 
 }  // namespace
