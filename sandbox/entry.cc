@@ -240,6 +240,17 @@ int sandboxInitMain(std::span<char* const> args) {
   return runContained(*spec);
 }
 
+int runSpec(const SpawnSpec& spec, std::ostream& out, std::ostream& err) {
+  if (!spec.sandbox) {
+    err << "sandbox run: no sandbox policy for '" << spec.name << "'\n";
+    return kExitSandboxFailed;
+  }
+  // The server writes to the same fds: what we buffered must come first.
+  out.flush();
+  err.flush();
+  return runContained(spec);
+}
+
 int sandboxCommandMain(std::span<char* const> args, std::ostream& out, std::ostream& err) {
   if (args.empty() || std::strcmp(args[0], "--help") == 0 || std::strcmp(args[0], "help") == 0) {
     (args.empty() ? err : out) << kRunUsage << "usage: sandbox probe\n";
@@ -253,9 +264,7 @@ int sandboxCommandMain(std::span<char* const> args, std::ostream& out, std::ostr
       err << "sandbox run: " << spec.error().message << "\n" << kRunUsage;
       return 2;
     }
-    out.flush();
-    err.flush();
-    return runContained(*spec);
+    return runSpec(*spec, out, err);
   }
   err << "sandbox: unknown subcommand '" << sub << "'\n" << kRunUsage << "usage: sandbox probe\n";
   return 2;
