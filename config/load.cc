@@ -955,7 +955,9 @@ void emitSandboxCommon(YAML::Emitter& out, const sandbox::SandboxPolicy& policy)
   out << YAML::Key << "file_size" << YAML::Value << formatSize(limits.file_size_bytes);
   out << YAML::Key << "tmpfs" << YAML::Value << formatSize(limits.tmpfs_bytes);
   out << YAML::EndMap;
-  out << YAML::Key << "binds" << YAML::Value << YAML::BeginSeq;
+  out << YAML::Key << "binds" << YAML::Value;
+  if (policy.binds.empty()) out << YAML::Flow;
+  out << YAML::BeginSeq;
   for (const sandbox::Bind& bind : policy.binds) {
     out << YAML::Flow << YAML::BeginMap;
     out << YAML::Key << "src" << YAML::Value << bind.src;
