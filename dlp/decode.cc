@@ -1,5 +1,6 @@
 #include "dlp/decode.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -109,10 +110,27 @@ std::optional<MappedText> decodeBase64(std::string_view in) {
   if (std_chars && url_chars) return std::nullopt;
   const auto& table = url_chars ? kUrl : kStd;
   if (in.size() % 4 == 1) in.remove_suffix(1);  // a dangling sextet carries no whole byte
-  // Reject early on the first group: most base64-looking runs in tool traffic are identifiers or
-  // binary payloads, and one group is enough to tell.
+  // Reject early on the first 12 characters, before allocating: most base64-looking runs in tool
+  // traffic are identifiers or binary payloads, and three groups are enough to tell.
+  if (in.size() > 11) {
+    std::array<char, 9> head{};
+    std::uint32_t acc = 0;
+    int bits = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < 12; ++i) {
+      const auto v = table[static_cast<unsigned char>(in[i])];
+      if (v < 0) return std::nullopt;
+      acc = (acc << 6) | static_cast<std::uint32_t>(v);
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        head[n++] = static_cast<char>((acc >> bits) & 0xFF);
+      }
+    }
+    if (!looksLikeText(std::string_view(head.data(), n))) return std::nullopt;
+  }
   MappedText out;
-  out.text.reserve(in.size() * 3 / 4);
+  out.reserve(in.size() * 3 / 4);
   std::uint32_t acc = 0;
   int bits = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -126,7 +144,6 @@ std::optional<MappedText> decodeBase64(std::string_view in) {
       const std::size_t group_end = group + 4 >= in.size() ? encoded_size : group + 4;
       out.push(static_cast<char>((acc >> bits) & 0xFF), group, group_end);
     }
-    if (i == 11 && !looksLikeText(out.text)) return std::nullopt;
   }
   if (!looksLikeText(out.text)) return std::nullopt;
   return out;
@@ -134,13 +151,22 @@ std::optional<MappedText> decodeBase64(std::string_view in) {
 
 std::optional<MappedText> decodeHex(std::string_view in) {
   if (in.size() % 2 == 1) in.remove_suffix(1);
+  // Hashes and ids are most hex runs: reject on the first 8 bytes, before allocating.
+  if (in.size() >= 16) {
+    std::array<char, 8> head{};
+    for (std::size_t i = 0; i < 16; i += 2) {
+      const int hi = hexValue(in[i]), lo = hexValue(in[i + 1]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      head[i / 2] = static_cast<char>(hi * 16 + lo);
+    }
+    if (!looksLikeText(std::string_view(head.data(), head.size()))) return std::nullopt;
+  }
   MappedText out;
-  out.text.reserve(in.size() / 2);
+  out.reserve(in.size() / 2);
   for (std::size_t i = 0; i + 1 < in.size(); i += 2) {
     const int hi = hexValue(in[i]), lo = hexValue(in[i + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out.push(static_cast<char>(hi * 16 + lo), i, i + 2);
-    if (i == 14 && !looksLikeText(out.text)) return std::nullopt;
   }
   if (!looksLikeText(out.text)) return std::nullopt;
   return out;
@@ -149,6 +175,7 @@ std::optional<MappedText> decodeHex(std::string_view in) {
 std::optional<MappedText> decodePercent(std::string_view text) {
   bool any = false;
   MappedText out;
+  out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 &&
         hexValue(text[i + 2]) >= 0) {
@@ -272,9 +299,23 @@ std::vector<Decoded> decodeAll(std::string_view text, std::size_t& budget) {
     out.push_back(Decoded{enc, std::move(*m)});
   };
 
+  const auto isB64 = [&text](std::size_t at) {
+    return (kClasses[static_cast<unsigned char>(text[at])] & kB64) != 0;
+  };
+  // Fewest run characters that can reach kMinBase64Run with two '=' of padding.
+  constexpr std::size_t kMinChars = std::min(kMinBase64Run - 2, kMinHexRun);
   for (std::size_t i = 0; i < text.size() && budget > 0;) {
-    if (!(kClasses[static_cast<unsigned char>(text[i])] & kB64)) {
+    if (!isB64(i)) {
       ++i;
+      continue;
+    }
+    // i starts a run. Most runs are short words; a non-run byte among the next kMinChars rules
+    // out every start up to it, so look from the far end and jump past it (Boyer-Moore style).
+    if (i + kMinChars > text.size()) break;
+    std::size_t gap = i + kMinChars;
+    while (gap > i && isB64(gap - 1)) --gap;
+    if (gap != i) {
+      i = gap;
       continue;
     }
     const std::size_t start = i;

@@ -18,6 +18,11 @@ struct MappedText {
   std::vector<std::uint32_t> src_begin;
   std::vector<std::uint32_t> src_end;
 
+  void reserve(std::size_t n) {
+    text.reserve(n);
+    src_begin.reserve(n);
+    src_end.reserve(n);
+  }
   void push(char c, std::size_t begin, std::size_t end) {
     text.push_back(c);
     src_begin.push_back(static_cast<std::uint32_t>(begin));

@@ -89,5 +89,17 @@ TEST(DecodeAll, FindsEncodedRunsInsideTextAndRespectsBudget) {
   EXPECT_EQ(decodeAll(text, small).size(), 1u);
 }
 
+TEST(DecodeAll, FindsShortestRunsAfterShortWordsAndAtTheEnd) {
+  // The run finder skips ahead over short words; the shortest decodable run (14 characters and
+  // "==") must still be found right after one and at the very end of the text.
+  const std::string run = "c2VjcmV0IHB3IQ==";
+  for (const std::string& text : {"ab cd-ef " + run, run, "x/y " + run + " z", "a_b+c " + run}) {
+    std::size_t budget = 1 << 20;
+    const auto all = decodeAll(text, budget);
+    ASSERT_EQ(all.size(), 1u) << text;
+    EXPECT_EQ(all[0].mapped.text, "secret pw!") << text;
+  }
+}
+
 }  // namespace
 }  // namespace mcpgate::dlp
