@@ -149,9 +149,15 @@ int runStdio(Args args) {
 
   ::signal(SIGPIPE, SIG_IGN);
   asio::io_context io(1);
-  std::atomic<bool> client_closed{false};
-  std::atomic<bool> child_gone{false};
-  Session::Hooks hooks{nullptr, [&] { child_gone = true; }};
+  // Shared with the reader thread, which may outlive this function when the
+  // server ends first and the client never closes stdin.
+  auto client_closed = std::make_shared<std::atomic<bool>>(false);
+  // Two things end the process: all output written, and the child reaped.
+  int parts_left = 2;  // touched only on the io thread
+  auto part_done = [&] {
+    if (--parts_left == 0) io.stop();
+  };
+  Session::Hooks hooks{nullptr, part_done};
   auto session = std::make_shared<Session>(newSessionId(), asio::make_strand(io), config, server,
                                            std::make_shared<const FilterChain>(), hooks);
   if (auto started = session->start(); !started) {
@@ -161,32 +167,19 @@ int runStdio(Args args) {
   }
   auto mailbox = std::make_shared<Mailbox>(io.get_executor(), true, 0);
   (void)session->openStream(mailbox);
-  asio::co_spawn(io, writeToClient(mailbox), [&](std::exception_ptr) {
-    // All output is written; wait for the child to be reaped, then stop.
-    auto poll = std::make_shared<std::function<void()>>();
-    auto timer = std::make_shared<asio::steady_timer>(io);
-    *poll = [&, poll, timer] {
-      if (child_gone) {
-        io.stop();
-        return;
-      }
-      timer->expires_after(std::chrono::milliseconds(10));
-      timer->async_wait([poll](boost::system::error_code) { (*poll)(); });
-    };
-    (*poll)();
-  });
+  asio::co_spawn(io, writeToClient(mailbox), [&](std::exception_ptr) { part_done(); });
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int) {
     if (!ec) session->close("mcpgate received a termination signal");
   });
-  std::thread reader([&] {
+  std::thread reader([config, session, mailbox, client_closed] {
     readFromClient(*config, session, mailbox);
-    client_closed = true;
+    *client_closed = true;
   });
   reader.detach();  // a read() blocked on a silent client must not hold up exit
   io.run();
   std::fflush(stdout);
-  return client_closed ? 0 : 1;
+  return *client_closed ? 0 : 1;
 }
 
 }  // namespace mcpgate::gateway
