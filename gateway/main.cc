@@ -21,7 +21,7 @@ const std::vector<Command>& commands() {
        runStdio},
       {"config check", "FILE", "validate a config file and print the effective config",
        runConfigCheck},
-      {"sandbox", "run [OPTIONS] -- CMD [ARGS] | probe",
+      {"sandbox", "run [OPTIONS] -- CMD [ARGS] | run -c FILE --server NAME | probe",
        "run a command in the server sandbox, or show which layers this host can enforce",
        runSandbox},
       {"scan", "[--rules PATH]... [--json] [--direction request|response] FILE|DIR|-...",
