@@ -141,6 +141,7 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
       std::size_t longest = 0;
       for (const auto& k : r.keywords) longest = std::max(longest, k.size());
       c.window += kKeywordBefore + kKeywordAfter + longest;
+      c.keyword_gated = true;
       set->keyword_gated_.push_back(set->confirm_.size());
     }
     set->confirm_.push_back(std::move(c));

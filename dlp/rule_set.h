@@ -56,6 +56,7 @@ class RuleSet {
     std::vector<std::unique_ptr<re2::RE2>> exclude;
     // Widest match the pattern can produce, bounded: the RE2 window around a reported end.
     std::size_t window = 0;
+    bool keyword_gated = false;  // `prefilter: keywords`: Hyperscan reports a keyword
   };
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
   // Rules with `prefilter: keywords`: the scanner also runs them on whole strings whose context

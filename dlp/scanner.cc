@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 #include "dlp/decode.h"
 #include "dlp/hs_util.h"
@@ -54,14 +55,25 @@ bool prepareThread(const RuleSet& rs) {
   return true;
 }
 
+// `needle` is lower-case (keywords and stopwords are lower-cased at load). Runs for every
+// keyword of every candidate and JSON key, so it scans for the first byte in either case and
+// compares the rest only there.
 bool containsCaseless(std::string_view hay, std::string_view needle) {
   if (needle.empty() || hay.size() < needle.size()) return false;
   const auto lower = [](char c) {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   };
-  const auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
-                              [&](char a, char b) { return lower(a) == b; });
-  return it != hay.end();
+  const char first = needle[0];
+  const char first_upper =
+      (first >= 'a' && first <= 'z') ? static_cast<char>(first - 'a' + 'A') : first;
+  const std::size_t last = hay.size() - needle.size();
+  for (std::size_t i = 0; i <= last; ++i) {
+    if (hay[i] != first && hay[i] != first_upper) continue;
+    std::size_t k = 1;
+    while (k < needle.size() && lower(hay[i + k]) == needle[k]) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
 }
 
 re2::StringPiece piece(std::string_view s) { return {s.data(), s.size()}; }
@@ -168,8 +180,17 @@ class Run {
     // A match found here and by Hyperscan's keyword report too is merged later (mergeHits).
     if (segments_ == nullptr) {
       contextPass(text, context_, out);
-    } else {
-      for (auto& seg : *segments_) contextPass(seg.text, seg.context, seg.hits);
+    } else if (!gated_keys_.empty()) {
+      // The JSON keys were scanned as segments too: a keyword report in a key marks the values
+      // under it (their context is that very key).
+      for (auto& seg : *segments_) {
+        for (const auto& [key, id] : gated_keys_) {
+          if (!seg.context.empty() && seg.context.data() == key) {
+            searchWhole(id, seg.text, seg.context, seg.hits);
+          }
+        }
+      }
+      gated_keys_.clear();
     }
   }
 
@@ -189,6 +210,10 @@ class Run {
         std::upper_bound(segs.begin(), segs.end(), end - 1,
                          [](std::size_t pos, const Segment& s) { return pos < s.begin; });
     Segment& seg = *(it - 1);
+    if (seg.in_key && run.rs_.confirm(id).keyword_gated &&
+        (run.gated_keys_.empty() || run.gated_keys_.back() != std::pair(seg.text.data(), id))) {
+      run.gated_keys_.emplace_back(seg.text.data(), id);
+    }
     const std::size_t local = std::min(end - seg.begin, seg.text.size());
     if (local == 0) return 0;
     run.confirm(id, local, seg.text, seg.begin, seg.context, seg.hits);
@@ -218,23 +243,28 @@ class Run {
     for (const std::size_t index : rs_.keywordGated()) {
       const auto id = static_cast<unsigned>(index);
       const Rule& r = rs_.rules()[id];
-      if (!std::ranges::any_of(r.keywords,
-                               [&](const std::string& k) { return containsCaseless(context, k); })) {
-        continue;
+      if (std::ranges::any_of(r.keywords,
+                              [&](const std::string& k) { return containsCaseless(context, k); })) {
+        searchWhole(id, text, context, out);
       }
-      if (!touch(id, r)) continue;
-      const auto& cf = rs_.confirm(id);
-      re2::StringPiece g[kMaxGroups];
-      const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
-      std::size_t lo = 0;
-      while (lo < text.size() &&
-             cf.re->Match(piece(text), lo, text.size(), re2::RE2::UNANCHORED, g, ngroups)) {
-        const std::size_t ms = static_cast<std::size_t>(g[0].data() - text.data());
-        const std::size_t me = ms + g[0].size();
-        accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
-        if (me == ms) break;
-        lo = me;
-      }
+    }
+  }
+
+  void searchWhole(unsigned id, std::string_view text, std::string_view context,
+                   std::vector<Hit>& out) {
+    const Rule& r = rs_.rules()[id];
+    if (!touch(id, r)) return;
+    const auto& cf = rs_.confirm(id);
+    re2::StringPiece g[kMaxGroups];
+    const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
+    std::size_t lo = 0;
+    while (lo < text.size() &&
+           cf.re->Match(piece(text), lo, text.size(), re2::RE2::UNANCHORED, g, ngroups)) {
+      const std::size_t ms = static_cast<std::size_t>(g[0].data() - text.data());
+      const std::size_t me = ms + g[0].size();
+      accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
+      if (me == ms) break;
+      lo = me;
     }
   }
 
@@ -313,6 +343,8 @@ class Run {
   std::string_view context_;
   std::size_t budget_;
   std::vector<Segment>* segments_ = nullptr;
+  // (key text, rule) for keys in which Hyperscan reported a keyword-gated rule's keyword.
+  std::vector<std::pair<const char*, unsigned>> gated_keys_;
 };
 
 // One finding per rule per overlapping region: the plain view and a decoded view of the same
