@@ -359,9 +359,12 @@ class Loader {
     return *value;
   }
 
-  [[nodiscard]] std::expected<std::uint32_t, Error> count(const Entry& e, const std::string& path,
-                                                          std::uint32_t max) const {
-    const std::string range = "an integer from 1 to " + std::to_string(max);
+  // A decimal integer in [min, max]; `range` says so in the error.
+  [[nodiscard]] std::expected<std::uint64_t, Error> integerInRange(const Entry& e,
+                                                                   const std::string& path,
+                                                                   std::uint64_t min,
+                                                                   std::uint64_t max,
+                                                                   const std::string& range) const {
     auto text = scalar(e, path, range);
     if (!text) return std::unexpected(text.error());
     std::uint64_t value = 0;
@@ -370,10 +373,17 @@ class Loader {
       valid = valid && c >= '0' && c <= '9';
       if (valid) value = value * 10 + static_cast<std::uint64_t>(c - '0');
     }
-    if (!valid || value < 1 || value > max) {
+    if (!valid || value < min || value > max) {
       return fail(e.line(), path + " '" + *text + "' must be " + range);
     }
-    return static_cast<std::uint32_t>(value);
+    return value;
+  }
+
+  [[nodiscard]] std::expected<std::uint32_t, Error> count(const Entry& e, const std::string& path,
+                                                          std::uint32_t max) const {
+    auto value = integerInRange(e, path, 1, max, "an integer from 1 to " + std::to_string(max));
+    if (!value) return std::unexpected(value.error());
+    return static_cast<std::uint32_t>(*value);
   }
 
   [[nodiscard]] std::expected<void, Error> loadSession(const Entry& e,
@@ -604,17 +614,8 @@ class Loader {
   [[nodiscard]] std::expected<std::uint64_t, Error> sandboxCount(const Entry& e,
                                                                  const std::string& path) const {
     constexpr std::uint64_t kMax = 1000000000;
-    const std::string range = "an integer from 0 (no limit) to " + std::to_string(kMax);
-    auto text = scalar(e, path, range);
-    if (!text) return std::unexpected(text.error());
-    std::uint64_t value = 0;
-    bool valid = !text->empty() && text->size() <= 10;
-    for (char c : *text) {
-      valid = valid && c >= '0' && c <= '9';
-      if (valid) value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    if (!valid || value > kMax) return fail(e.line(), path + " '" + *text + "' must be " + range);
-    return value;
+    return integerInRange(e, path, 0, kMax,
+                          "an integer from 0 (no limit) to " + std::to_string(kMax));
   }
 
   [[nodiscard]] static bool hasDotDot(const std::string& path) {
