@@ -88,9 +88,4 @@ void SessionTable::closeAll(const std::string& reason) {
   for (auto& session : all) session->close(reason);
 }
 
-std::size_t SessionTable::size() {
-  std::lock_guard lock(mu_);
-  return sessions_.size();
-}
-
 }  // namespace mcpgate::gateway

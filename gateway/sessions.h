@@ -31,7 +31,6 @@ class SessionTable {
       const config::ServerConfig& server);
   [[nodiscard]] std::shared_ptr<Session> find(const std::string& id);
   void closeAll(const std::string& reason);
-  [[nodiscard]] std::size_t size();
   // Server processes not yet reaped: shutdown waits for this to reach 0.
   [[nodiscard]] int childrenAlive() const { return children_alive_.load(); }
 

@@ -44,8 +44,6 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
 
   void send(std::string message);   // one message, without its newline
   void terminate(std::string why);  // idempotent
-  [[nodiscard]] pid_t pid() const { return pid_; }
-  [[nodiscard]] bool running() const { return !exit_status_.has_value(); }
 
   Upstream(boost::asio::any_io_executor executor, sandbox::Child child, Options options,
            Callbacks callbacks);
