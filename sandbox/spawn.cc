@@ -113,8 +113,6 @@ std::expected<Child, Error> startProcess(const std::string& path,
 // The gateway is multithreaded: it only posix_spawns the init binary, which
 // builds the sandbox single-threaded. The spec travels in a sealed memfd.
 std::expected<Child, Error> spawnSandboxed(const SpawnSpec& spec) {
-  if (spec.init_binary.empty())
-    return std::unexpected(Error{"sandboxed spawn needs an init binary"});
   if (auto r = validatePolicy(*spec.sandbox); !r) return std::unexpected(r.error());
   // Refuse here too, so the caller gets the error from spawn() and not as a
   // line on the child's stderr.
@@ -130,13 +128,26 @@ std::expected<Child, Error> spawnSandboxed(const SpawnSpec& spec) {
   if (!spec_fd.valid()) return std::unexpected(Error{errnoText("dup of the spec fd", errno)});
   // --parent-pid: the supervisor dies with us (PR_SET_PDEATHSIG), and the
   // sandbox's init dies with the supervisor, so a gateway crash ends the tree.
-  return startProcess(spec.init_binary,
-                      {spec.init_binary, "sandbox-init", "--spec-fd", "3", "--parent-pid",
-                       std::to_string(::getpid())},
-                      {std::string("PATH=") + kSafePath}, "", spec_fd);
+  std::string init = spec.init_binary.empty() ? defaultInitBinary() : spec.init_binary;
+  return startProcess(
+      init, {init, "sandbox-init", "--spec-fd", "3", "--parent-pid", std::to_string(::getpid())},
+      {std::string("PATH=") + kSafePath}, "", spec_fd);
 }
 
 }  // namespace
+
+std::string defaultInitBinary() {
+  std::array<char, 4096> exe{};
+  ssize_t n = ::readlink("/proc/self/exe", exe.data(), exe.size() - 1);
+  std::string_view self(exe.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+  // A replaced executable reads "<path> (deleted)": its directory now holds
+  // the new version, whose init may not read our spec. Keep to our own binary.
+  if (!self.starts_with('/') || self.ends_with(" (deleted)")) return "/proc/self/exe";
+  std::string sibling(self.substr(0, self.rfind('/') + 1));
+  sibling += kInitBinaryName;
+  if (::access(sibling.c_str(), X_OK) == 0) return sibling;
+  return "/proc/self/exe";
+}
 
 std::expected<Child, Error> spawn(const SpawnSpec& spec) {
   if (spec.sandbox) return spawnSandboxed(spec);

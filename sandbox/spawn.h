@@ -9,6 +9,7 @@
 #include <expected>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,13 +28,22 @@ struct SpawnSpec {
   std::string cwd;  // empty: the gateway's working directory (HOME inside a sandbox)
 
   // Containment. Without a policy the server runs as a plain child (as before
-  // the sandbox existed). With one, spawn() re-executes `init_binary` in its
+  // the sandbox existed). With one, spawn() starts `init_binary` in its
   // single-threaded `sandbox-init` mode, which builds the sandbox and execs
   // the server: the multithreaded caller never sets up namespaces itself.
   std::optional<SandboxPolicy> sandbox =
       std::nullopt;  // initialized: positional aggregate init stays warning-free
-  std::string init_binary = "/proc/self/exe";  // a binary whose main() dispatches sandbox-init
+  // A binary whose main() dispatches sandbox-init; empty: defaultInitBinary().
+  std::string init_binary = {};
 };
+
+// The slim init program, installed next to `mcpgate`.
+inline constexpr std::string_view kInitBinaryName = "mcpgate-sandbox-init";
+
+// kInitBinaryName in the directory of this process's executable when it is
+// there, else "/proc/self/exe" (mcpgate's main() dispatches sandbox-init too,
+// at the cost of loading the whole gateway binary at every spawn).
+[[nodiscard]] std::string defaultInitBinary();
 
 // A running child. With a sandbox, `pid` is the sandbox supervisor: signals
 // sent to it reach the server, and its exit status is the server's. The pipe ends are ours,

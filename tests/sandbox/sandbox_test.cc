@@ -40,6 +40,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 constexpr const char* kRunner = SANDBOX_RUNNER;
+constexpr const char* kInit = SANDBOX_INIT;  // mcpgate-sandbox-init, what the gateway starts
 constexpr const char* kProbeDir = ESCAPE_PROBE_DIR;
 constexpr const char* kProbe = "/opt/probe/escape_probe";  // where the tests bind it
 
@@ -484,7 +485,7 @@ SpawnSpec sandboxedProbe(std::vector<std::string> actions) {
   policy.commands = {kProbe};
   policy.binds = {{kProbeDir, "/opt/probe", true}};
   spec.sandbox = policy;
-  spec.init_binary = kRunner;
+  spec.init_binary = kInit;
   return spec;
 }
 
@@ -546,7 +547,7 @@ TEST(Spawn, SigtermReachesTheServerThroughInit) {
   policy.arg_deny.clear();  // the script has newlines; this test is about signals
   policy.on_unavailable = OnUnavailable::kDegrade;
   spec.sandbox = policy;
-  spec.init_binary = kRunner;
+  spec.init_binary = kInit;
   auto child = spawn(spec);
   ASSERT_TRUE(child) << child.error().message;
   ASSERT_EQ(readUntil(*child, "ready\n"), "ready\n");
@@ -602,7 +603,7 @@ TEST(Spawn, ServerEverythingAnswersUnderTheDefaultProfile) {
   policy.binds = {{modules.string(), "/srv/node_modules", true}};
   policy.on_unavailable = OnUnavailable::kDegrade;  // cgroups need root
   spec.sandbox = policy;
-  spec.init_binary = kRunner;
+  spec.init_binary = kInit;
   auto child = spawn(spec);
   ASSERT_TRUE(child) << child.error().message;
   std::string requests =
@@ -661,7 +662,7 @@ TEST(Spawn, RefusesCommandsOutsideTheAllowlistAndDeniedArguments) {
   spec.command = "sh";
   spec.args = {"-c", "id"};
   spec.sandbox = SandboxPolicy{};
-  spec.init_binary = kRunner;
+  spec.init_binary = kInit;
   auto refused = spawn(spec);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("not in the sandbox command allowlist"), std::string::npos)
@@ -673,6 +674,50 @@ TEST(Spawn, RefusesCommandsOutsideTheAllowlistAndDeniedArguments) {
   ASSERT_FALSE(bad_args);
   EXPECT_NE(bad_args.error().message.find("denied pattern ';'"), std::string::npos)
       << bad_args.error().message;
+}
+
+// The gateway leaves SpawnSpec::init_binary empty: spawn() starts the slim
+// mcpgate-sandbox-init found next to the gateway's executable, and the
+// gateway itself (/proc/self/exe sandbox-init) when there is none. A copy of
+// the runner in a fresh directory plays the gateway (`spawn` calls spawn()
+// like the gateway does), first alone, then with the init beside it, then
+// with an init it cannot execute; the server must answer every time.
+class InitBinary : public testing::TestWithParam<As> {};
+
+INSTANTIATE_TEST_SUITE_P(Both, InitBinary, testing::Values(As::kRoot, As::kNobody), asName);
+
+TEST_P(InitBinary, SlimInitNextToTheExecutableElseTheExecutableItself) {
+  if (::geteuid() != 0) GTEST_SKIP() << "runs as root (and drops to nobody itself)";
+  std::string dir_template = "/tmp/mcpgate-init-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template.data()), nullptr);
+  fs::path dir = dir_template;
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec);
+  fs::path gateway = dir / "sandbox_runner";
+  fs::path init = dir / std::string(kInitBinaryName);
+  fs::copy_file(kRunner, gateway);
+  auto spawnThroughTheCopy = [&] {
+    std::vector<std::string> argv;
+    if (GetParam() == As::kNobody)
+      argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+    argv.insert(argv.end(), {gateway.string(), "spawn", "/usr/bin/cat"});
+    return run(argv);
+  };
+
+  Result alone = spawnThroughTheCopy();
+  EXPECT_EQ(alone.code, 0) << alone.err;
+  EXPECT_EQ(alone.out, "init: " + gateway.string() + "\nping\n") << alone.err;
+
+  fs::copy_file(kInit, init);
+  Result beside = spawnThroughTheCopy();
+  EXPECT_EQ(beside.code, 0) << beside.err;
+  EXPECT_EQ(beside.out, "init: " + init.string() + "\nping\n") << beside.err;
+
+  fs::permissions(init, fs::perms::owner_read | fs::perms::owner_write);
+  Result unusable = spawnThroughTheCopy();
+  EXPECT_EQ(unusable.code, 0) << unusable.err;
+  EXPECT_EQ(unusable.out, "init: " + gateway.string() + "\nping\n") << unusable.err;
+  fs::remove_all(dir);
 }
 
 // Units.

@@ -36,18 +36,26 @@ using mcpgate::sandbox::Child;
 using mcpgate::sandbox::SandboxPolicy;
 using mcpgate::sandbox::SpawnSpec;
 
-constexpr std::string_view kRequest = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})"
-                                      "\n";
+constexpr std::string_view kRequest =
+    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})"
+    "\n";
 constexpr const char* kReply =
     R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},)"
     R"("serverInfo":{"name":"t","version":"1"}}})";
 
 // The flags NOTES.md gives as bwrap's equivalent of the default profile.
+// clang-format off
 const std::vector<std::string> kBwrap = {
-    "--unshare-all", "--die-with-parent", "--ro-bind", "/usr",     "/usr",  "--symlink",
-    "usr/lib",       "/lib",              "--symlink", "usr/lib64", "/lib64", "--symlink",
-    "usr/bin",       "/bin",              "--symlink", "usr/sbin",  "/sbin",  "--proc",
-    "/proc",         "--dev",             "/dev",      "--tmpfs",   "/tmp"};
+    "--unshare-all", "--die-with-parent",
+    "--ro-bind", "/usr", "/usr",
+    "--symlink", "usr/lib", "/lib",
+    "--symlink", "usr/lib64", "/lib64",
+    "--symlink", "usr/bin", "/bin",
+    "--symlink", "usr/sbin", "/sbin",
+    "--proc", "/proc",
+    "--dev", "/dev",
+    "--tmpfs", "/tmp"};
+// clang-format on
 
 struct Variant {
   std::string name;
@@ -153,7 +161,8 @@ int main(int argc, char** argv) {
         inits.emplace_back(v.substr(0, eq), v.substr(eq + 1));
       }
     } else {
-      std::fprintf(stderr, "usage: spawn_bench [--rounds N] [--init LABEL=BINARY]... [--only TEXT]\n");
+      std::fprintf(stderr,
+                   "usage: spawn_bench [--rounds N] [--init LABEL=BINARY]... [--only TEXT]\n");
       return 2;
     }
   }
@@ -213,10 +222,10 @@ int main(int argc, char** argv) {
 
   double load[3] = {};
   ::getloadavg(load, 3);
-  std::printf("# %d rounds, uid %d, load %.2f %.2f %.2f, %ld cores\n", rounds, ::getuid(),
-              load[0], load[1], load[2], ::sysconf(_SC_NPROCESSORS_ONLN));
-  std::printf("%-52s %8s %8s %8s %9s\n", "first response byte via spawn() (microseconds)",
-              "median", "p90", "mean", "CPU mean");
+  std::printf("# %d rounds, uid %d, load %.2f %.2f %.2f, %ld cores\n", rounds, ::getuid(), load[0],
+              load[1], load[2], ::sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("%-52s %8s %8s %8s %9s\n", "first response byte via spawn() (microseconds)", "median",
+              "p90", "mean", "CPU mean");
   for (const auto& v : variants) {
     double mean = std::accumulate(v.wall_us.begin(), v.wall_us.end(), 0.0) /
                   static_cast<double>(v.wall_us.size());
