@@ -23,9 +23,25 @@ struct MountEntry {
   bool v2;
 };
 
+// /proc/self/mounts and /proc/self/cgroup, read once for all the controllers
+// one spawn probes (each read of mounts walks every mount of the host).
+struct HostView {
+  std::string mounts;
+  std::string groups;
+};
+
+std::string readText(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+HostView readHostView() { return {readText("/proc/self/mounts"), readText("/proc/self/cgroup")}; }
+
 // Mount point of the v1 hierarchy carrying `controller`, or of the v2 one.
-std::optional<MountEntry> findMount(const std::string& controller) {
-  std::ifstream mounts("/proc/self/mounts");
+std::optional<MountEntry> findMount(const HostView& view, const std::string& controller) {
+  std::istringstream mounts(view.mounts);
   std::string dev, path, type, opts, rest;
   std::optional<MountEntry> v2;
   while (mounts >> dev >> path >> type >> opts && std::getline(mounts, rest)) {
@@ -43,8 +59,8 @@ std::optional<MountEntry> findMount(const std::string& controller) {
 }
 
 // Our own group in the hierarchy: "N:controller,...:/path" (v1) or "0::/path" (v2).
-std::optional<std::string> ownGroup(const std::string& controller, bool v2) {
-  std::ifstream file("/proc/self/cgroup");
+std::optional<std::string> ownGroup(const HostView& view, const std::string& controller, bool v2) {
+  std::istringstream file(view.groups);
   std::string line;
   while (std::getline(file, line)) {
     auto a = line.find(':');
@@ -69,17 +85,7 @@ std::expected<void, Error> writeText(const std::string& path, const std::string&
   return {};
 }
 
-std::string readText(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
-// Only v2 groups have cgroup.controllers.
-bool isV2(const std::string& dir) { return fileExists(dir + "/cgroup.controllers"); }
 
 void killAndRemove(const std::string& dir, int attempts = 200) {
   if (dir.empty()) return;
@@ -95,17 +101,15 @@ void killAndRemove(const std::string& dir, int attempts = 200) {
   }
 }
 
-}  // namespace
-
-ControllerProbe probeController(const std::string& controller) {
+ControllerProbe probeController(const HostView& view, const std::string& controller) {
   ControllerProbe probe{controller, "", false, ""};
-  auto mount = findMount(controller);
+  auto mount = findMount(view, controller);
   if (!mount) {
     probe.why_not = "no cgroup v1 '" + controller + "' hierarchy and no cgroup v2 mounted";
     return probe;
   }
   probe.v2 = mount->v2;
-  auto own = ownGroup(controller, mount->v2);
+  auto own = ownGroup(view, controller, mount->v2);
   if (!own) {
     probe.why_not = "this process is in no '" + controller + "' cgroup (/proc/self/cgroup)";
     return probe;
@@ -132,6 +136,12 @@ ControllerProbe probeController(const std::string& controller) {
   return probe;
 }
 
+}  // namespace
+
+ControllerProbe probeController(const std::string& controller) {
+  return probeController(readHostView(), controller);
+}
+
 Cgroup Cgroup::create(const std::string& name, const Request& request,
                       std::vector<std::string>& unavailable) {
   Cgroup group;
@@ -139,13 +149,15 @@ Cgroup Cgroup::create(const std::string& name, const Request& request,
   for (char& c : leaf) {
     if (c == '/' || c == '.') c = '_';
   }
-  auto make = [&](const std::string& controller, std::string& dir) -> bool {
-    auto probe = probeController(controller);
+  HostView view = readHostView();
+  auto make = [&](const std::string& controller, std::string& dir, bool& v2) -> bool {
+    auto probe = probeController(view, controller);
     if (probe.parent.empty()) {
       unavailable.push_back(controller + ": " + probe.why_not);
       return false;
     }
     dir = probe.parent + "/" + leaf;
+    v2 = probe.v2;
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
       unavailable.push_back(controller + ": " + sysError("mkdir " + dir).message);
       dir.clear();
@@ -153,8 +165,7 @@ Cgroup Cgroup::create(const std::string& name, const Request& request,
     }
     return true;
   };
-  if (request.memory_bytes != 0 && make("memory", group.memory_dir_)) {
-    group.memory_v2_ = fileExists(group.memory_dir_ + "/memory.max");
+  if (request.memory_bytes != 0 && make("memory", group.memory_dir_, group.memory_v2_)) {
     std::string bytes = std::to_string(request.memory_bytes);
     std::expected<void, Error> r;
     if (group.memory_v2_) {
@@ -175,7 +186,7 @@ Cgroup Cgroup::create(const std::string& name, const Request& request,
       group.memory_dir_.clear();
     }
   }
-  if (request.processes != 0 && make("pids", group.pids_dir_)) {
+  if (request.processes != 0 && make("pids", group.pids_dir_, group.pids_v2_)) {
     if (auto r = writeText(group.pids_dir_ + "/pids.max", std::to_string(request.processes)); !r) {
       unavailable.push_back("pids: " + r.error().message);
       killAndRemove(group.pids_dir_);
@@ -188,7 +199,8 @@ Cgroup Cgroup::create(const std::string& name, const Request& request,
 Cgroup::Cgroup(Cgroup&& other) noexcept
     : memory_dir_(std::move(other.memory_dir_)),
       pids_dir_(std::move(other.pids_dir_)),
-      memory_v2_(other.memory_v2_) {
+      memory_v2_(other.memory_v2_),
+      pids_v2_(other.pids_v2_) {
   other.memory_dir_.clear();
   other.pids_dir_.clear();
 }
@@ -199,6 +211,7 @@ Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
     memory_dir_ = std::exchange(other.memory_dir_, {});
     pids_dir_ = std::exchange(other.pids_dir_, {});
     memory_v2_ = other.memory_v2_;
+    pids_v2_ = other.pids_v2_;
   }
   return *this;
 }
@@ -207,8 +220,8 @@ Cgroup::~Cgroup() { destroy(); }
 
 std::expected<std::vector<UniqueFd>, Error> Cgroup::openSelfJoin() const {
   std::vector<UniqueFd> fds;
-  for (const std::string* dir : {&memory_dir_, &pids_dir_}) {
-    if (dir->empty() || isV2(*dir)) continue;
+  for (auto [dir, v2] : {std::pair{&memory_dir_, memory_v2_}, std::pair{&pids_dir_, pids_v2_}}) {
+    if (dir->empty() || v2) continue;
     std::string tasks = *dir + "/tasks";
     UniqueFd fd(::open(tasks.c_str(), O_WRONLY | O_CLOEXEC));
     if (!fd.valid()) return std::unexpected(sysError("open " + tasks));
@@ -226,8 +239,8 @@ std::expected<void, Error> Cgroup::joinSelf(const std::vector<UniqueFd>& fds) {
 }
 
 std::expected<void, Error> Cgroup::addProcess(pid_t pid) {
-  for (const std::string* dir : {&memory_dir_, &pids_dir_}) {
-    if (dir->empty() || !isV2(*dir)) continue;
+  for (auto [dir, v2] : {std::pair{&memory_dir_, memory_v2_}, std::pair{&pids_dir_, pids_v2_}}) {
+    if (dir->empty() || !v2) continue;
     if (auto r = writeText(*dir + "/cgroup.procs", std::to_string(pid)); !r) return r;
   }
   return {};
@@ -254,8 +267,9 @@ void Cgroup::destroy() {
 }
 
 void removeStaleCgroups() {
+  HostView view = readHostView();
   for (const char* controller : {"memory", "pids"}) {
-    auto probe = probeController(controller);
+    auto probe = probeController(view, controller);
     if (probe.parent.empty()) continue;
     DIR* dir = ::opendir(probe.parent.c_str());
     if (dir == nullptr) continue;

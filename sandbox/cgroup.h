@@ -72,9 +72,11 @@ class Cgroup {
   std::string memory_dir_;
   std::string pids_dir_;
   bool memory_v2_ = false;
+  bool pids_v2_ = false;
 };
 
-// Removes leftover groups of sandboxes whose supervisor was SIGKILLed.
+// Removes leftover groups of sandboxes whose supervisor was SIGKILLed. Called
+// after a sandbox ended, so that no spawn waits for it before its server runs.
 void removeStaleCgroups();
 
 }  // namespace mcpgate::sandbox

@@ -256,7 +256,6 @@ int runContained(const SpawnSpec& spec) {
   p.hostname = policy.hostname.empty() ? defaultHostname(spec.name) : policy.hostname;
 
   // cgroup limits for the whole tree.
-  removeStaleCgroups();
   std::vector<std::string> unavailable;
   Cgroup cgroup =
       Cgroup::create(spec.name.empty() ? "server" : spec.name,
@@ -356,6 +355,8 @@ int runContained(const SpawnSpec& spec) {
         " bytes)");
   }
   cgroup.destroy();
+  // Housekeeping for supervisors that were SIGKILLed, once the server is gone.
+  removeStaleCgroups();
   return code;
 }
 
