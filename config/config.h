@@ -64,10 +64,6 @@ struct Config {
   std::string log_level = "info";  // debug, info, warn, error
   // The global `sandbox:` section (SandboxPolicy's defaults where it is absent).
   sandbox::SandboxPolicy sandbox;
-  // Whether the file has a `sandbox:` section anywhere. Only then does the
-  // loader refuse a server whose command is outside sandbox.commands, so
-  // configs written before the sandbox existed keep loading.
-  bool sandbox_declared = false;
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code

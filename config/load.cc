@@ -26,6 +26,7 @@
 #include "config/expand.h"
 #include "config/origin.h"
 #include "config/units.h"
+#include "sandbox/command.h"
 #include "sandbox/policy.h"
 #include "sandbox/uts.h"
 
@@ -104,6 +105,32 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+// What the sandbox would refuse at spawn time, refused at load instead: the
+// command resolved in the sandbox's fixed PATH (names at startup, not per
+// spawn) and checked against the allowlist and argument deny patterns with
+// the sandbox's own functions, and an absolute command that would not be
+// visible inside the sandbox (only /usr and the binds are).
+std::expected<void, std::string> checkRunnable(const ServerConfig& server) {
+  auto resolved = sandbox::resolveCommand(server.command);
+  if (!resolved) return std::unexpected(resolved.error().message);
+  if (auto allowed = sandbox::checkCommand(server.sandbox, server.command, *resolved, server.args);
+      !allowed) {
+    return std::unexpected(allowed.error().message);
+  }
+  const auto under = [&](const std::string& dir) {
+    return resolved->starts_with(dir.ends_with('/') ? dir : dir + "/");
+  };
+  if (under("/usr") || std::ranges::any_of(server.sandbox.binds, [&](const sandbox::Bind& bind) {
+        return under(bind.dst);
+      })) {
+    return {};
+  }
+  return std::unexpected("'" + *resolved +
+                         "' is not visible inside the sandbox, which shows only /usr and the "
+                         "server's binds: bind its directory (sandbox.binds) or install it "
+                         "under /usr");
 }
 
 // What one `sandbox:` section sets; unset fields keep what is below it (the
@@ -439,24 +466,12 @@ class Loader {
       const std::optional<SandboxSettings>& global,
       const std::map<std::string, ServerExtra>& extras, Config& config) const {
     if (global) applySettings(*global, config.sandbox);
-    config.sandbox_declared =
-        global.has_value() || std::ranges::any_of(extras, [](const auto& named) {
-          return named.second.sandbox.has_value();
-        });
-    std::string allowed;
-    for (const std::string& command : config.sandbox.commands) {
-      allowed += (allowed.empty() ? "" : ", ") + command;
-    }
     for (auto& [name, server] : config.servers) {
       const ServerExtra& extra = extras.at(name);
       server.sandbox = config.sandbox;
       if (extra.sandbox) applySettings(*extra.sandbox, server.sandbox);
-      // Names match by name and absolute paths exactly, as sandbox::checkCommand
-      // does at spawn time; "/usr/bin/node" is not "node".
-      if (config.sandbox_declared && std::ranges::find(config.sandbox.commands, server.command) ==
-                                         config.sandbox.commands.end()) {
-        return fail(extra.command_line, extra.path + ".command '" + server.command +
-                                            "' is not in sandbox.commands [" + allowed + "]");
+      if (auto runnable = checkRunnable(server); !runnable) {
+        return fail(extra.command_line, extra.path + ".command: " + runnable.error());
       }
       // The checks above cover what validatePolicy knows today; this keeps a
       // check added there from being skipped by configs.
@@ -663,13 +678,14 @@ class Loader {
           return fail(lineOf(item), bind_path + ": missing required key '" + key + "'");
         }
       }
-      const std::string src_path = bind_path + ".src '" + bind.src + "'";
+      std::string src_path = bind_path + ".src '" + bind.src + "'";
       const std::string dst_path = bind_path + ".dst '" + bind.dst + "'";
-      // Relative to what? The gateway's cwd, the config's directory and the
-      // sandbox's root all differ; an absolute path means one thing.
-      if (bind.src.empty() || bind.src.front() != '/') {
-        return fail(src->line(), src_path + " must be an absolute path");
-      }
+      // Like cwd, a relative src is relative to the config file's directory,
+      // so a config can travel with the files it binds.
+      if (bind.src.empty()) return fail(src->line(), src_path + " must not be empty");
+      bind.src = (dir_ / bind.src).lexically_normal().string();
+      if (bind.src.size() > 1 && bind.src.ends_with('/')) bind.src.pop_back();
+      if (!src_path.ends_with("'" + bind.src + "'")) src_path += " (" + bind.src + ")";
       if (bind.dst.empty() || bind.dst.front() != '/' || bind.dst == "/") {
         return fail(dst->line(), dst_path + " must be an absolute path other than /");
       }
@@ -984,8 +1000,7 @@ void emitGlobalSandbox(YAML::Emitter& out, const sandbox::SandboxPolicy& policy)
 
 // `with_sandbox`: only a file with a sandbox section gets one back, so the
 // description of an older config loads the same way (no allowlist check).
-void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig& server,
-                bool with_sandbox) {
+void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig& server) {
   out << YAML::Key << name << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "command" << YAML::Value << server.command;
   out << YAML::Key << "args" << YAML::Value << YAML::Flow << YAML::BeginSeq;
@@ -994,14 +1009,12 @@ void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig&
   out << YAML::Key << "env" << YAML::Value;
   emitEnv(out, server.env);
   out << YAML::Key << "cwd" << YAML::Value << server.cwd;
-  if (with_sandbox) {
-    out << YAML::Key << "sandbox" << YAML::Value << YAML::BeginMap;
-    emitSandboxCommon(out, server.sandbox);
-    out << YAML::Key << "hostname" << YAML::Value
-        << (server.sandbox.hostname.empty() ? sandbox::defaultHostname(name)
-                                            : server.sandbox.hostname);
-    out << YAML::EndMap;
-  }
+  out << YAML::Key << "sandbox" << YAML::Value << YAML::BeginMap;
+  emitSandboxCommon(out, server.sandbox);
+  out << YAML::Key << "hostname" << YAML::Value
+      << (server.sandbox.hostname.empty() ? sandbox::defaultHostname(name)
+                                          : server.sandbox.hostname);
+  out << YAML::EndMap;
   out << YAML::EndMap;
 }
 
@@ -1050,14 +1063,10 @@ std::string describeConfig(const Config& config) {
     out << YAML::Key << "max_line_bytes" << YAML::Value << formatSize(config.limits.max_line_bytes);
     out << YAML::Key << "max_sessions" << YAML::Value << config.limits.max_sessions;
     out << YAML::EndMap;
-    if (config.sandbox_declared) {
-      out << YAML::Key << "sandbox" << YAML::Value;
-      emitGlobalSandbox(out, config.sandbox);
-    }
+    out << YAML::Key << "sandbox" << YAML::Value;
+    emitGlobalSandbox(out, config.sandbox);
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
-    for (const auto& [name, server] : config.servers) {
-      emitServer(out, name, server, config.sandbox_declared);
-    }
+    for (const auto& [name, server] : config.servers) emitServer(out, name, server);
     out << YAML::EndMap;
     out << YAML::EndMap;
     std::string text = out.good() ? std::string(out.c_str()) + "\n"
@@ -1067,15 +1076,6 @@ std::string describeConfig(const Config& config) {
       text +=
           "# allowed_origins not set: browsers may call only from http(s)://localhost, "
           "127.0.0.1 and [::1] on any port\n";
-    }
-    if (!config.sandbox_declared) {
-      YAML::Emitter defaults;
-      defaults << YAML::Flow;
-      emitGlobalSandbox(defaults, config.sandbox);
-      text +=
-          "# no sandbox section: servers' commands were not checked against sandbox.commands; "
-          "the defaults are\n#   sandbox: " +
-          std::string(defaults.c_str()) + "\n";
     }
     return text;
   } catch (const std::exception& e) {

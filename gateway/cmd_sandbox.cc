@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "gateway/cli.h"
+#include "gateway/serve_common.h"
 #include "sandbox/entry.h"
 
 namespace mcpgate::gateway {
@@ -62,15 +63,6 @@ std::optional<ServerRun> parseServerRun(Args args, std::string& error) {
   return run;
 }
 
-// The config's cwd is a host directory; inside the sandbox it exists only if a
-// bind puts it there. Otherwise the server starts in its sandbox HOME.
-std::string cwdInside(const config::ServerConfig& server) {
-  for (const sandbox::Bind& bind : server.sandbox.binds) {
-    if (server.cwd == bind.dst || server.cwd.starts_with(bind.dst + "/")) return server.cwd;
-  }
-  return {};
-}
-
 int runServer(const ServerRun& run) {
   auto loaded = config::loadConfig(run.file);
   if (!loaded) {
@@ -87,8 +79,7 @@ int runServer(const ServerRun& run) {
     return 2;
   }
   const config::ServerConfig& server = found->second;
-  sandbox::SpawnSpec spec{server.name, server.command, server.args, server.env, cwdInside(server)};
-  spec.sandbox = server.sandbox;
+  sandbox::SpawnSpec spec = spawnSpecFor(server);
   spec.sandbox->report = run.report;
   return sandbox::runSpec(spec, std::cout, std::cerr);
 }

@@ -25,4 +25,16 @@ bool isLoopbackHost(const std::string& host) {
   return !ec && address.is_loopback();
 }
 
+sandbox::SpawnSpec spawnSpecFor(const config::ServerConfig& server) {
+  std::string cwd;
+  for (const sandbox::Bind& bind : server.sandbox.binds) {
+    if (server.cwd == bind.dst || server.cwd.starts_with(bind.dst + "/")) cwd = server.cwd;
+  }
+  sandbox::SpawnSpec spec{server.name, server.command, server.args, server.env, cwd};
+  spec.sandbox = server.sandbox;
+  // One JSON line of enforced and degraded layers per spawn, for the log.
+  spec.sandbox->report = true;
+  return spec;
+}
+
 }  // namespace mcpgate::gateway

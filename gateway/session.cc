@@ -5,6 +5,7 @@
 
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
+#include "gateway/serve_common.h"
 #include "gateway/upstream.h"
 
 namespace mcpgate::gateway {
@@ -44,7 +45,7 @@ Session::Session(std::string id, asio::any_io_executor strand,
       last_keepalive_(Clock::now()) {}
 
 std::expected<void, std::string> Session::start() {
-  sandbox::SpawnSpec spec{server_.name, server_.command, server_.args, server_.env, server_.cwd};
+  const sandbox::SpawnSpec spec = spawnSpecFor(server_);
   std::weak_ptr<Session> weak = weak_from_this();
   Upstream::Callbacks callbacks{
       [weak](std::string line) {

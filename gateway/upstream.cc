@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -12,12 +13,14 @@
 #include <boost/asio/write.hpp>
 
 #include "gateway/log.h"
+#include "sandbox/contain.h"
 
 namespace mcpgate::gateway {
 
 namespace asio = boost::asio;
 using asio::as_tuple;
 using asio::use_awaitable;
+using nlohmann::json;
 
 namespace {
 
@@ -150,9 +153,30 @@ asio::awaitable<void> Upstream::readStderr() {
       ++dropped;
       continue;
     }
+    if (line.starts_with(sandbox::kSupervisorLinePrefix)) {
+      logSandboxLine(std::string_view(line).substr(sandbox::kSupervisorLinePrefix.size()));
+      continue;
+    }
     if (line.size() > kStderrLineCap) line.resize(kStderrLineCap);
     log::info("server stderr", {{"server", options_.server}, {"pid", pid_}, {"line", line}});
   }
+}
+
+// The sandbox supervisor writes its layer report, and why it refused a spawn,
+// on the server's stderr before the server runs, each line prefixed.
+void Upstream::logSandboxLine(std::string_view text) {
+  auto report = json::parse(text, nullptr, false);
+  if (!report.is_discarded() && report.is_object() && report.contains("sandbox")) {
+    json fields = report["sandbox"];
+    fields["server"] = options_.server;
+    fields["pid"] = pid_;
+    const bool degraded = fields.contains("degraded") && !fields["degraded"].empty();
+    log::write(degraded ? log::Level::kWarn : log::Level::kInfo, "sandbox", fields);
+    return;
+  }
+  sandbox_refused_ = true;
+  log::error("sandbox refused to start the server",
+             {{"server", options_.server}, {"pid", pid_}, {"reason", text}});
 }
 
 asio::awaitable<void> Upstream::watchExit() {
@@ -190,7 +214,11 @@ void Upstream::maybeReportExit() {
   stdin_.close(ignored);
   stderr_.close(ignored);
   drain_timer_.cancel();
-  std::string why = sandbox::describeExit(*exit_status_);
+  // The reason stays in the gateway log: it names host paths and policy.
+  std::string why = sandbox_refused_ && WIFEXITED(*exit_status_) &&
+                            WEXITSTATUS(*exit_status_) == sandbox::kExitSandboxFailed
+                        ? "its sandbox refused to start it; see the gateway log"
+                        : sandbox::describeExit(*exit_status_);
   log::info("server exited",
             {{"server", options_.server},
              {"pid", pid_},

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "sandbox/spawn.h"
 
@@ -54,6 +55,7 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
   boost::asio::awaitable<void> watchExit();
   boost::asio::awaitable<void> writeQueued();
   void maybeReportExit();
+  void logSandboxLine(std::string_view text);
 
   boost::asio::any_io_executor executor_;
   sandbox::Child child_;
@@ -67,6 +69,7 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
   bool terminating_ = false;
   bool stdout_done_ = false;
   bool reported_ = false;
+  bool sandbox_refused_ = false;
   std::optional<int> exit_status_;
   std::string terminate_reason_;
 };

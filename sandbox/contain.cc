@@ -46,7 +46,7 @@ struct Prepared {
 };
 
 void say(const std::string& text) {
-  std::string line = "mcpgate sandbox: " + text + "\n";
+  std::string line = std::string(kSupervisorLinePrefix) + text + "\n";
   (void)::write(STDERR_FILENO, line.data(), line.size());
 }
 
@@ -227,7 +227,7 @@ pid_t cloneInto(unsigned long flags) {
 
 }  // namespace
 
-int runContained(const SpawnSpec& spec) {
+int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   const SandboxPolicy& policy = *spec.sandbox;
   bool degrade = policy.on_unavailable == OnUnavailable::kDegrade;
   LayerReport report;
@@ -334,9 +334,11 @@ int runContained(const SpawnSpec& spec) {
     return abort(sysError("release the sandbox init").message);
   // While the init builds the root (the other core, usually):
   if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
-  // seccomp: compiled here, in a process that is not the server, and loaded
-  // by the server last. libseccomp's allocations stay out of the init.
-  auto program = buildSeccompFilter();
+  // seccomp: compiled here (unless spawn()'s caller sent the program it
+  // compiled once), in a process that is not the server, and loaded by the
+  // server last. libseccomp's allocations stay out of the init.
+  std::expected<BpfProgram, Error> program =
+      seccomp.empty() ? buildSeccompFilter() : std::move(seccomp);
   if (!program) return abort(program.error().message);
   if (policy.report) say(report.toJson(spec.name));
   if (!writeProgram(go_write.get(), *program))

@@ -4,6 +4,9 @@
 // process (the re-executed `sandbox-init`, or `mcpgate sandbox run`), never
 // in the multithreaded gateway.
 
+#include <string_view>
+
+#include "sandbox/seccomp.h"
 #include "sandbox/spawn.h"
 
 namespace mcpgate::sandbox {
@@ -13,9 +16,14 @@ inline constexpr int kExitSandboxFailed = 125;  // the sandbox could not be buil
 inline constexpr int kExitCannotExec = 126;     // the command exists but could not be run
 inline constexpr int kExitNotFound = 127;       // the command is not visible in the sandbox
 
+// Every line the supervisor writes on the server's stderr (the layer report,
+// why it refused) starts with this, so the gateway can tell them apart.
+inline constexpr std::string_view kSupervisorLinePrefix = "mcpgate sandbox: ";
+
 // Builds the sandbox described by `spec.sandbox`, runs the command in it with
 // this process's stdio, forwards termination signals, and returns the
 // command's exit code (128 + signal when killed). Errors go to stderr.
-[[nodiscard]] int runContained(const SpawnSpec& spec);
+// `seccomp`: the program compiled by spawn()'s caller; empty, it is compiled here.
+[[nodiscard]] int runContained(const SpawnSpec& spec, BpfProgram seccomp = {});
 
 }  // namespace mcpgate::sandbox

@@ -70,7 +70,7 @@ servers:
     env: {MODE: test, LEVEL: 3}
     cwd: /
   fs.v2-beta_1:
-    command: /usr/bin/fs-server
+    command: python3
     cwd: work
 session:
   idle_timeout: 5m
@@ -182,10 +182,10 @@ TEST_F(LoadConfigTest, ResolvesRelativeCwdAgainstTheConfigDirectory) {
   fs::create_directories(dir_ + "/conf");
   const std::string text =
       "servers:\n"
-      "  a: {command: x, cwd: ../servers/fs}\n"
-      "  b: {command: x, cwd: ../servers/fs/}\n"
-      "  c: {command: x, cwd: .}\n"
-      "  d: {command: x, cwd: " +
+      "  a: {command: node, cwd: ../servers/fs}\n"
+      "  b: {command: node, cwd: ../servers/fs/}\n"
+      "  c: {command: node, cwd: .}\n"
+      "  d: {command: node, cwd: " +
       dir_ + "/servers/./fs}\n";
   auto config = load(text, "conf/gw.yaml");
   ASSERT_NE(config, nullptr);
@@ -198,7 +198,7 @@ TEST_F(LoadConfigTest, ResolvesRelativeCwdAgainstTheConfigDirectory) {
 TEST_F(LoadConfigTest, ExpandsVariablesInEnvValues) {
   ASSERT_EQ(::setenv("MCPGATE_TEST_TOKEN", "s3cret-value", 1), 0);
   auto config = load(
-      "servers:\n  gh:\n    command: gh-server\n"
+      "servers:\n  gh:\n    command: node\n"
       "    env:\n      TOKEN: ${MCPGATE_TEST_TOKEN}\n      HEADER: Bearer ${MCPGATE_TEST_TOKEN}!\n"
       "      PRICE: $$5 and $${NOT_EXPANDED}\n");
   ::unsetenv("MCPGATE_TEST_TOKEN");
@@ -212,7 +212,7 @@ TEST_F(LoadConfigTest, ExpandsVariablesInEnvValues) {
 TEST_F(LoadConfigTest, DescribeShowsEffectiveConfigWithoutEnvValues) {
   ASSERT_EQ(::setenv("MCPGATE_TEST_TOKEN", "s3cret-value", 1), 0);
   auto config = load(
-      "servers:\n  gh:\n    command: gh-server\n    args: [--stdio, 'a b']\n"
+      "servers:\n  gh:\n    command: node\n    args: [--stdio, 'a b']\n"
       "    env: {TOKEN: '${MCPGATE_TEST_TOKEN}', PLAIN: visible-or-not}\n");
   ::unsetenv("MCPGATE_TEST_TOKEN");
   ASSERT_NE(config, nullptr);
@@ -455,7 +455,7 @@ TEST_F(LoadConfigTest, BadAllowedOrigins) {
 
 TEST_F(LoadConfigTest, UndefinedVariable) {
   ::unsetenv("MCPGATE_TEST_UNDEFINED");
-  EXPECT_EQ(errorOf("servers:\n  gh:\n    command: gh\n    env:\n      A: ok\n"
+  EXPECT_EQ(errorOf("servers:\n  gh:\n    command: node\n    env:\n      A: ok\n"
                     "      TOKEN: ${MCPGATE_TEST_UNDEFINED}\n"),
             at(6,
                "servers.gh.env.TOKEN: ${MCPGATE_TEST_UNDEFINED} is not set in the gateway's "
@@ -463,7 +463,7 @@ TEST_F(LoadConfigTest, UndefinedVariable) {
 }
 
 TEST_F(LoadConfigTest, BadEnvName) {
-  EXPECT_EQ(errorOf("servers:\n  gh:\n    command: gh\n    env:\n      A=B: x\n"),
+  EXPECT_EQ(errorOf("servers:\n  gh:\n    command: node\n    env:\n      A=B: x\n"),
             at(5,
                "servers.gh.env key 'A=B' is not a valid environment variable name (use "
                "[A-Za-z_][A-Za-z0-9_]*)"));
@@ -527,28 +527,32 @@ TEST_F(LoadConfigTest, RemoteServerInJson) {
 
 // ----- sandbox: the global policy, per-server settings, the allowlist -----
 
-TEST_F(LoadConfigTest, WithoutASandboxSectionTheDefaultsApplyAndCommandsAreNotChecked) {
-  auto config = load("servers:\n  a: {command: /nonexistent/server}\n  b: {command: node}\n");
+TEST_F(LoadConfigTest, WithoutASandboxSectionTheDefaultsApplyAndCommandsAreStillChecked) {
+  // The sandbox is on for every server: no section means the default policy,
+  // not no policy.
+  auto config = load("servers:\n  b: {command: node}\n");
   ASSERT_NE(config, nullptr);
   const sandbox::SandboxPolicy defaults;
-  EXPECT_FALSE(config->sandbox_declared);
   EXPECT_EQ(config->sandbox.commands, defaults.commands);
   EXPECT_EQ(config->sandbox.network, sandbox::NetworkMode::kNone);
   EXPECT_EQ(config->sandbox.on_unavailable, sandbox::OnUnavailable::kFail);
   EXPECT_EQ(config->sandbox.limits.memory_bytes, defaults.limits.memory_bytes);
-  const sandbox::SandboxPolicy& a = config->servers.at("a").sandbox;
-  EXPECT_EQ(a.commands, defaults.commands);
-  EXPECT_EQ(a.arg_deny, defaults.arg_deny);
-  EXPECT_EQ(a.limits.tmpfs_bytes, defaults.limits.tmpfs_bytes);
-  EXPECT_TRUE(a.binds.empty());
+  const sandbox::SandboxPolicy& b = config->servers.at("b").sandbox;
+  EXPECT_EQ(b.commands, defaults.commands);
+  EXPECT_EQ(b.arg_deny, defaults.arg_deny);
+  EXPECT_EQ(b.limits.tmpfs_bytes, defaults.limits.tmpfs_bytes);
+  EXPECT_TRUE(b.binds.empty());
   const std::string text = describeConfig(*config);
-  EXPECT_NE(text.find("# no sandbox section: servers' commands were not checked against "
-                      "sandbox.commands; the defaults are\n#   sandbox: {on_unavailable: fail, "
-                      "commands: [node, npx, python3, uvx], network: none, limits: {memory: 1GiB, "
-                      "processes: 256, open_files: 1024, cpu_seconds: 3600, file_size: 64MiB, "
-                      "tmpfs: 128MiB}, binds: [], env: {}}\n"),
+  EXPECT_NE(text.find("sandbox:\n  on_unavailable: fail\n  commands: [node, npx, python3, uvx]\n"
+                      "  network: none\n  limits: {memory: 1GiB, processes: 256, open_files: "
+                      "1024, cpu_seconds: 3600, file_size: 64MiB, tmpfs: 128MiB}\n"),
             std::string::npos)
       << text;
+  EXPECT_EQ(errorOf("servers:\n  a: {command: /nonexistent/server}\n"),
+            at(2,
+               "servers.a.command: command '/nonexistent/server' (/nonexistent/server) is not in "
+               "the sandbox command allowlist [node, npx, python3, uvx]; add it to "
+               "sandbox.commands"));
 }
 
 TEST_F(LoadConfigTest, LoadsTheIssueExampleWithGlobalAndPerServerSandbox) {
@@ -569,9 +573,9 @@ servers:
                      dir_ + R"(/srv, dst: /data, ro: true}]
   custom:
     command: /opt/bin/server
+    sandbox: {binds: [{src: srv, dst: /opt/bin}]}
 )");
   ASSERT_NE(config, nullptr);
-  EXPECT_TRUE(config->sandbox_declared);
   EXPECT_EQ(config->sandbox.on_unavailable, sandbox::OnUnavailable::kDegrade);
   EXPECT_EQ(config->sandbox.network, sandbox::NetworkMode::kHost);
   EXPECT_EQ(config->sandbox.commands,
@@ -593,7 +597,8 @@ servers:
   EXPECT_TRUE(files.binds[0].ro);
   const sandbox::SandboxPolicy& custom = config->servers.at("custom").sandbox;
   EXPECT_EQ(custom.network, sandbox::NetworkMode::kHost);
-  EXPECT_TRUE(custom.binds.empty());
+  ASSERT_EQ(custom.binds.size(), 1U);
+  EXPECT_EQ(custom.binds[0].src, dir_ + "/srv");  // relative to the config's directory
 
   // The description carries the sandbox and loads back to the same thing.
   const std::string text = describeConfig(*config);
@@ -667,20 +672,50 @@ servers:
 }
 
 TEST_F(LoadConfigTest, CommandOutsideTheAllowlistIsRefusedWithItsLine) {
+  const std::string kAllow = "the sandbox command allowlist [node, npx, python3, uvx]";
   EXPECT_EQ(errorOf("sandbox: {network: none}\nservers:\n  x:\n    args: [-c, id]\n"
                     "    command: bash\n"),
-            at(5, "servers.x.command 'bash' is not in sandbox.commands [node, npx, python3, uvx]"));
-  // The section may come after the servers, and a server's own section counts.
+            at(5, "servers.x.command: command 'bash' (/usr/bin/bash) is not in " + kAllow +
+                      "; add it to sandbox.commands"));
+  // The section may come after the servers, and "/usr/bin/node" is not "node".
   EXPECT_EQ(errorOf("servers:\n  x:\n    command: /usr/bin/node\nsandbox:\n  commands: [node]\n"),
-            at(3, "servers.x.command '/usr/bin/node' is not in sandbox.commands [node]"));
-  EXPECT_EQ(errorOf("servers:\n  ok: {command: node}\n  x:\n    command: bash\n"
-                    "    sandbox: {network: host}\n"),
-            at(4, "servers.x.command 'bash' is not in sandbox.commands [node, npx, python3, uvx]"));
+            at(3,
+               "servers.x.command: command '/usr/bin/node' (/usr/bin/node) is not in the sandbox "
+               "command allowlist [node]; add it to sandbox.commands"));
   EXPECT_EQ(errorOf("sandbox: {}\nmcpServers:\n  x: {\"command\": \"sh\"}\n", "c.json"),
-            at(3, "mcpServers.x.command 'sh' is not in sandbox.commands [node, npx, python3, uvx]",
+            at(3,
+               "mcpServers.x.command: command 'sh' (/usr/bin/sh) is not in " + kAllow +
+                   "; add it to sandbox.commands",
                "c.json"));
-  auto config = load("sandbox:\n  commands: [node, /opt/x]\nservers:\n  x: {command: /opt/x}\n");
+}
+
+TEST_F(LoadConfigTest, CommandMustResolveAndBeVisibleInsideTheSandbox) {
+  EXPECT_EQ(errorOf("sandbox:\n  commands: [mcpgate-no-such-command]\nservers:\n"
+                    "  x: {command: mcpgate-no-such-command}\n"),
+            at(4,
+               "servers.x.command: command not found in "
+               "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin: "
+               "mcpgate-no-such-command"));
+  // An absolute command outside /usr exists inside the sandbox only through a bind.
+  EXPECT_EQ(errorOf("sandbox:\n  commands: [node, /opt/x/server]\nservers:\n"
+                    "  x: {command: /opt/x/server}\n"),
+            at(4,
+               "servers.x.command: '/opt/x/server' is not visible inside the sandbox, which "
+               "shows only /usr and the server's binds: bind its directory (sandbox.binds) or "
+               "install it under /usr"));
+  auto config = load(
+      "sandbox:\n  commands: [node, /opt/x/server]\nservers:\n"
+      "  x:\n    command: /opt/x/server\n    sandbox: {binds: [{src: ., dst: "
+      "/opt/x}]}\n");
   ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->servers.at("x").sandbox.binds[0].src, dir_);
+}
+
+TEST_F(LoadConfigTest, ArgumentsAreCheckedAtLoadAsAtSpawn) {
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    args: [../server.js]\n"),
+            at(3, "servers.x.command: argument 1 of 'node' contains the denied pattern '../'"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    args: [a, 'b; rm -rf /']\n"),
+            at(3, "servers.x.command: argument 2 of 'node' contains the denied pattern ';'"));
 }
 
 TEST_F(LoadConfigTest, SandboxKeyErrors) {
@@ -758,7 +793,7 @@ TEST_F(LoadConfigTest, SandboxBindErrors) {
   const std::string server = "servers:\n  x:\n    command: node\n    sandbox:\n      binds:\n";
   const std::string p = "servers.x.sandbox.binds[0]";
   EXPECT_EQ(errorOf(server + "        - {src: data, dst: /data}\n"),
-            at(6, p + ".src 'data' must be an absolute path"));
+            at(6, p + ".src 'data' (" + dir_ + "/data) does not exist on this host"));
   EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: data}\n"),
             at(6, p + ".dst 'data' must be an absolute path other than /"));
   EXPECT_EQ(errorOf(server + "        - {src: " + dir_ + ", dst: /}\n"),

@@ -18,6 +18,9 @@ export const MCPGATE_BIN =
     process.env.MCPGATE_BIN ?? path.join(SOURCE_DIR, 'build/gateway/mcpgate');
 export const EVERYTHING_JS = path.join(
     SOURCE_DIR, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+// The same file as the sandboxed server sees it (see writeEverythingConfig).
+export const EVERYTHING_INSIDE =
+    '/opt/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js';
 export const CONFORMANCE_BIN = path.join(SOURCE_DIR, 'node_modules/.bin/conformance');
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,7 +60,10 @@ export function writeEverythingConfig() {
     'servers:',
     '  everything:',
     '    command: node',
-    `    args: [${JSON.stringify(EVERYTHING_JS)}, stdio]`,
+    `    args: [${JSON.stringify(EVERYTHING_INSIDE)}, stdio]`,
+    // The default sandbox shows the server only /usr and its binds.
+    `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, ` +
+        'dst: /opt/mcp/node_modules}]}',
     'session: {idle_timeout: 60s, grace: 2s}',
     '',
   ].join('\n'));
@@ -194,7 +200,7 @@ export function descendants(pid) {
 // (a shell, a sandbox init) that merely carry the path in their argv are not.
 export function everythingChildren(gatewayPid) {
   return descendants(gatewayPid).filter(
-      ({argv}) => path.basename(argv[0] ?? '') === 'node' && argv.includes(EVERYTHING_JS));
+      ({argv}) => path.basename(argv[0] ?? '') === 'node' && argv.includes(EVERYTHING_INSIDE));
 }
 
 // 'gone', 'zombie' or 'alive': a zombie means nobody reaped the child.

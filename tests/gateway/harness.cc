@@ -9,10 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -45,7 +47,54 @@ std::string mcpgateBinary() {
 }
 
 std::string sourceDir() { return MCPGATE_SOURCE_DIR; }
-std::string testServerPath() { return sourceDir() + "/tests/servers/test_server.mjs"; }
+namespace {
+constexpr const char* kTestServersInside = "/opt/mcpgate-tests";
+}
+
+std::string testServerPath() { return std::string(kTestServersInside) + "/test_server.mjs"; }
+
+std::string testServerSandbox() {
+  return "    sandbox:\n      binds: [{src: " + sourceDir() +
+         "/tests/servers, dst: " + kTestServersInside + "}]\n";
+}
+
+std::string testServerYaml(const std::string& name, const std::string& extra) {
+  return "  " + name + ":\n    command: node\n    args: [" + testServerPath() + "]\n" +
+         testServerSandbox() + extra;
+}
+
+std::set<pid_t> descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children;  // parent -> child
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;  // gone meanwhile
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    children.emplace(ppid, static_cast<pid_t>(std::stoi(name)));
+  }
+  std::set<pid_t> found;
+  std::vector<pid_t> todo{root};
+  while (!todo.empty()) {
+    const pid_t parent = todo.back();
+    todo.pop_back();
+    for (auto [it, end] = children.equal_range(parent); it != end; ++it) {
+      if (found.insert(it->second).second) todo.push_back(it->second);
+    }
+  }
+  return found;
+}
+
+bool anyAlive(const std::set<pid_t>& pids) {
+  return std::ranges::any_of(pids, [](pid_t pid) { return processExists(pid); });
+}
 
 bool processExists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 

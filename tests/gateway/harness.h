@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,18 @@ class TempDir {
 
 std::string mcpgateBinary();
 std::string sourceDir();
+// The test server as the sandboxed server sees it, and the server-level
+// config lines (`sandbox:` with the bind) that make it visible there.
 std::string testServerPath();
+std::string testServerSandbox();
+// A `servers:` entry named `name` running the test server; `extra` holds more
+// server-level lines ("    env: {...}\n").
+std::string testServerYaml(const std::string& name = "test", const std::string& extra = "");
 bool processExists(pid_t pid);  // false once reaped (a zombie still exists)
+// Every process below `root` (children, grandchildren, ...), read from /proc:
+// with the sandbox, a server's host pid is known only this way.
+std::set<pid_t> descendants(pid_t root);
+bool anyAlive(const std::set<pid_t>& pids);
 bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
 struct CommandResult {

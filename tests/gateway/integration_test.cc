@@ -5,8 +5,10 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "tests/gateway/harness.h"
@@ -20,12 +22,8 @@ std::string config(
     const std::string& extra = "", const std::string& server_extra = "",
     const std::string& session = "idle_timeout: 60s, grace: 2s, request_timeout: 30s",
     const std::string& listen = "127.0.0.1:0") {
-  return "listen: " + listen + "\n" +
-         "servers:\n"
-         "  test:\n"
-         "    command: node\n"
-         "    args: [" +
-         testServerPath() + "]\n" + server_extra + "session: {" + session + "}\n" + extra;
+  return "listen: " + listen + "\nservers:\n" + testServerYaml("test", server_extra) +
+         "session: {" + session + "}\n" + extra;
 }
 
 json toolCall(int id, const std::string& tool, const json& arguments = json::object()) {
@@ -37,24 +35,35 @@ json toolCall(int id, const std::string& tool, const json& arguments = json::obj
 
 std::string text(const json& result) { return result["result"]["content"][0]["text"]; }
 
-pid_t serverPid(Gateway& gw, const std::string& sid) {
-  return std::stoi(text(gw.callTool("test", sid, "pid", json::object(), 900)));
+struct Started {
+  std::string sid;
+  std::set<pid_t> processes;  // host pids: sandbox supervisor, its init, the server
+};
+
+// A new session and the processes started for it.
+Started startSession(Gateway& gw) {
+  const std::set<pid_t> before = descendants(gw.pid());
+  Started started{gw.initialize("test"), {}};
+  for (pid_t pid : descendants(gw.pid())) {
+    if (!before.contains(pid)) started.processes.insert(pid);
+  }
+  return started;
 }
 
 TEST(Gateway, SessionCreateUseDelete) {
   Gateway gw(config());
-  std::string sid = gw.initialize("test");
+  auto [sid, processes] = startSession(gw);
   EXPECT_EQ(sid.size(), 48u);
   EXPECT_EQ(sid.find_first_not_of("0123456789abcdef"), std::string::npos);
 
   json echo = gw.callTool("test", sid, "echo", {{"text", "héllo"}});
   EXPECT_EQ(text(echo), "héllo");
-  pid_t child = serverPid(gw, sid);
-  ASSERT_TRUE(processExists(child));
+  ASSERT_FALSE(processes.empty());
+  ASSERT_TRUE(anyAlive(processes));
 
   auto del = http(gw.port(), "DELETE", "/mcp/test", {{"Mcp-Session-Id", sid}});
   EXPECT_EQ(del.status, 200);
-  EXPECT_TRUE(waitUntil([&] { return !processExists(child); }, 5s)) << "server not reaped";
+  EXPECT_TRUE(waitUntil([&] { return !anyAlive(processes); }, 5s)) << "server not reaped";
 
   auto after = gw.post("test", toolCall(1, "echo", {{"text", "x"}}), sid);
   EXPECT_EQ(after.status, 404);
@@ -63,10 +72,12 @@ TEST(Gateway, SessionCreateUseDelete) {
 
 TEST(Gateway, TwoSessionsHaveTwoServers) {
   Gateway gw(config());
-  std::string a = gw.initialize("test");
-  std::string b = gw.initialize("test");
-  EXPECT_NE(a, b);
-  EXPECT_NE(serverPid(gw, a), serverPid(gw, b));
+  Started a = startSession(gw);
+  Started b = startSession(gw);
+  EXPECT_NE(a.sid, b.sid);
+  EXPECT_FALSE(a.processes.empty());
+  EXPECT_FALSE(b.processes.empty());
+  for (pid_t pid : b.processes) EXPECT_FALSE(a.processes.contains(pid));
 }
 
 TEST(Gateway, UnknownAndMissingSession) {
@@ -96,9 +107,8 @@ TEST(Gateway, UnknownServerPath) {
 
 TEST(Gateway, IdleSessionIsReaped) {
   Gateway gw(config("", "", "idle_timeout: 300ms, grace: 2s"));
-  std::string sid = gw.initialize("test");
-  pid_t child = serverPid(gw, sid);
-  EXPECT_TRUE(waitUntil([&] { return !processExists(child); }, 5s)) << gw.log();
+  auto [sid, processes] = startSession(gw);
+  EXPECT_TRUE(waitUntil([&] { return !anyAlive(processes); }, 5s)) << gw.log();
   EXPECT_NE(gw.log().find("idle"), std::string::npos);
   EXPECT_EQ(gw.post("test", toolCall(1, "echo", {{"text", "x"}}), sid).status, 404);
 }
@@ -148,18 +158,19 @@ std::size_t openFds(pid_t pid) {
 TEST(Gateway, NoFdOrProcessLeftAfterSessionsEnd) {
   Gateway gw(config("", "", "idle_timeout: 500ms, grace: 2s"));
   std::size_t baseline = openFds(gw.pid());
-  std::vector<pid_t> children;
-  for (int i = 0; i < 3; ++i) children.push_back(serverPid(gw, gw.initialize("test")));
+  for (int i = 0; i < 3; ++i) (void)gw.initialize("test");
   std::string crashed = gw.initialize("test");
   (void)gw.post("test", toolCall(1, "crash"), crashed, "application/json");
   std::string deleted = gw.initialize("test");
-  children.push_back(serverPid(gw, deleted));
+  const std::set<pid_t> children = descendants(gw.pid());
+  EXPECT_GE(children.size(), 4U);
   EXPECT_EQ(http(gw.port(), "DELETE", "/mcp/test", {{"Mcp-Session-Id", deleted}}).status, 200);
   EXPECT_GT(openFds(gw.pid()), baseline);
   // Idle reaping ends the rest; then every pipe, pidfd and socket is closed.
   EXPECT_TRUE(waitUntil([&] { return openFds(gw.pid()) == baseline; }, 10s))
       << "fds: " << openFds(gw.pid()) << " baseline " << baseline;
   for (pid_t child : children) EXPECT_FALSE(processExists(child)) << child;
+  EXPECT_TRUE(descendants(gw.pid()).empty());
 }
 
 TEST(Gateway, HangingChildTimesOutAndIsTold) {
@@ -178,11 +189,10 @@ TEST(Gateway, HangingChildTimesOutAndIsTold) {
 
 TEST(Gateway, ServerIgnoringSigtermIsKilledAfterGrace) {
   Gateway gw(config("", "    env: {TEST_SERVER_IGNORE_SIGTERM: \"1\"}\n", "grace: 300ms"));
-  std::string sid = gw.initialize("test");
-  pid_t child = serverPid(gw, sid);
+  auto [sid, processes] = startSession(gw);
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(http(gw.port(), "DELETE", "/mcp/test", {{"Mcp-Session-Id", sid}}).status, 200);
-  EXPECT_TRUE(waitUntil([&] { return !processExists(child); }, 5s));
+  EXPECT_TRUE(waitUntil([&] { return !anyAlive(processes); }, 5s));
   EXPECT_GE(std::chrono::steady_clock::now() - start, 250ms);  // it did wait for the grace
   EXPECT_NE(gw.log().find("ignored SIGTERM; killing it"), std::string::npos);
   EXPECT_NE(gw.log().find("killed by signal 9"), std::string::npos);
@@ -411,23 +421,69 @@ TEST(Gateway, BatchesOnlyFor20250326) {
   EXPECT_EQ(refused.json_body()["error"]["data"]["reason"], "batch_not_allowed");
 }
 
-TEST(Gateway, SpawnFailureIs502) {
-  Gateway gw("listen: 127.0.0.1:0\nservers:\n  broken:\n    command: /nonexistent/server\n");
+TEST(Gateway, SandboxRefusalReachesTheClientAndTheLog) {
+  // A bind whose source vanished after the config was loaded: the sandbox
+  // cannot be built as configured, so the server must not start at all.
+  TempDir data;
+  const std::string gone = data.path() + "/gone";
+  std::filesystem::create_directory(gone);
+  Gateway gw(config("sandbox:\n  binds: [{src: " + gone + ", dst: /data}]\n"));
+  std::filesystem::remove(gone);
   json init = {{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}};
-  auto r = gw.post("broken", init, "");
-  EXPECT_EQ(r.status, 502);
-  EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "spawn_failed");
+  auto r = gw.post("test", init, "", "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json_body()["error"]["code"], -32000);
+  EXPECT_EQ(r.json_body()["error"]["message"],
+            "MCP server 'test' exited unexpectedly (its sandbox refused to start it; see the "
+            "gateway log)");
+  EXPECT_TRUE(waitUntil(
+      [&] { return gw.log().find("sandbox refused to start the server") != std::string::npos; },
+      5s))
+      << gw.log();
+  EXPECT_NE(gw.log().find(gone), std::string::npos) << gw.log();
+  EXPECT_EQ(r.body.find(gone), std::string::npos) << "host paths stay in the log";
+}
+
+TEST(Gateway, EverySpawnLogsItsSandboxLayers) {
+  Gateway gw(config());
+  (void)gw.initialize("test");
+  ASSERT_TRUE(
+      waitUntil([&] { return gw.log().find("\"msg\":\"sandbox\"") != std::string::npos; }, 5s))
+      << gw.log();
+  json report;
+  std::istringstream lines(gw.log());
+  for (std::string line; std::getline(lines, line);) {
+    auto entry = json::parse(line, nullptr, false);
+    if (!entry.is_discarded() && entry.value("msg", "") == "sandbox") report = entry;
+  }
+  EXPECT_EQ(report["server"], "test");
+  EXPECT_EQ(report["level"], "info");
+  EXPECT_TRUE(report["degraded"].empty());
+  for (const char* layer : {"user", "pid", "mount", "network", "seccomp", "capabilities"}) {
+    EXPECT_NE(std::ranges::find(report["enforced"], layer), report["enforced"].end()) << layer;
+  }
+}
+
+TEST(Gateway, TheServerRunsInItsSandbox) {
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  // PID 1 of its own namespace is the sandbox init; the server is below it.
+  EXPECT_LE(std::stoi(text(gw.callTool("test", sid, "pid", json::object()))), 3);
+  // HOME is the sandbox's own tmpfs, not the gateway's.
+  EXPECT_EQ(text(gw.callTool("test", sid, "env", {{"name", "HOME"}})), "/home/mcp");
+  EXPECT_EQ(text(gw.callTool("test", sid, "env", {{"name", "TMPDIR"}})), "/tmp");
 }
 
 TEST(Gateway, ShutdownStopsEveryServer) {
   Gateway gw(config());
-  pid_t a = serverPid(gw, gw.initialize("test"));
-  pid_t b = serverPid(gw, gw.initialize("test"));
+  (void)gw.initialize("test");
+  (void)gw.initialize("test");
+  const std::set<pid_t> processes = descendants(gw.pid());
+  EXPECT_GE(processes.size(), 2U);
   auto status = gw.stop();
   ASSERT_TRUE(status.has_value());
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
-  EXPECT_FALSE(processExists(a));
-  EXPECT_FALSE(processExists(b));
+  EXPECT_FALSE(anyAlive(processes));
 }
 
 TEST(Gateway, RefusesNonLoopbackWithoutAuth) {
