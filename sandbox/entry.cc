@@ -237,7 +237,7 @@ int sandboxInitMain(std::span<char* const> args) {
     (void)::write(STDERR_FILENO, msg.data(), msg.size());
     return kExitSandboxFailed;
   }
-  return runContained(*spec);
+  return runContained(*spec, std::move(spec->seccomp));
 }
 
 int runSpec(const SpawnSpec& spec, std::ostream& out, std::ostream& err) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstddef>
 
 namespace mcpgate::sandbox {
 namespace {
@@ -72,9 +73,38 @@ std::pair<std::string, std::string> keyValue(const std::string& v) {
   return {v.substr(0, eq), v.substr(eq + 1)};
 }
 
+std::string toHex(std::span<const std::byte> bytes) {
+  constexpr std::string_view kDigits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (std::byte b : bytes) {
+    out += kDigits[std::to_integer<unsigned>(b) >> 4];
+    out += kDigits[std::to_integer<unsigned>(b) & 0xf];
+  }
+  return out;
+}
+
+std::expected<BpfProgram, Error> programFromHex(std::string_view hex) {
+  constexpr std::size_t kInsnHex = 2 * sizeof(sock_filter);
+  if (hex.empty() || hex.size() % kInsnHex != 0 || hex.size() / kInsnHex > BPF_MAXINSNS) {
+    return std::unexpected(Error{"sandbox spec: malformed seccomp program"});
+  }
+  BpfProgram program(hex.size() / kInsnHex);
+  auto* out = reinterpret_cast<unsigned char*>(program.data());
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    unsigned value = 0;
+    auto [p, ec] = std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
+    if (ec != std::errc{} || p != hex.data() + i + 2) {
+      return std::unexpected(Error{"sandbox spec: malformed seccomp program"});
+    }
+    out[i / 2] = static_cast<unsigned char>(value);
+  }
+  return program;
+}
+
 }  // namespace
 
-std::string encodeSpec(const SpawnSpec& spec) {
+std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> seccomp) {
   Writer w;
   w.put("version", "1");
   w.put("name", spec.name);
@@ -103,11 +133,12 @@ std::string encodeSpec(const SpawnSpec& spec) {
     w.put("hostname", p.hostname);
     w.put("report", p.report ? "1" : "0");
   }
+  if (!seccomp.empty()) w.put("seccomp_bpf", toHex(std::as_bytes(seccomp)));
   return w.take();
 }
 
-std::expected<SpawnSpec, Error> decodeSpec(std::string_view text) {
-  SpawnSpec spec;
+std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
+  DecodedSpec spec;
   SandboxPolicy policy;
   policy.commands.clear();
   policy.arg_deny.clear();
@@ -146,6 +177,10 @@ std::expected<SpawnSpec, Error> decodeSpec(std::string_view text) {
       spec.env.push_back(keyValue(value));
     } else if (key == "cwd") {
       spec.cwd = value;
+    } else if (key == "seccomp_bpf") {
+      auto program = programFromHex(value);
+      if (!program) return std::unexpected(program.error());
+      spec.seccomp = std::move(*program);
     } else {
       has_policy = true;
       if (key == "on_unavailable") {

@@ -29,6 +29,7 @@
 #include "sandbox/env.h"
 #include "sandbox/lifecycle.h"
 #include "sandbox/policy.h"
+#include "sandbox/seccomp.h"
 #include "sandbox/spawn.h"
 #include "sandbox/spec_codec.h"
 #include "sandbox/stderr_lines.h"
@@ -764,6 +765,25 @@ TEST(SpecCodec, RoundTripsEveryField) {
   EXPECT_EQ(decoded->sandbox->arg_deny, p.arg_deny);
   EXPECT_EQ(decoded->sandbox->env, p.env);
   EXPECT_TRUE(decoded->sandbox->report);
+  EXPECT_TRUE(decoded->seccomp.empty()) << "no program sent: the init compiles its own";
+}
+
+TEST(SpecCodec, CarriesTheSeccompProgramCompiledOnce) {
+  auto program = buildSeccompFilter();
+  ASSERT_TRUE(program) << program.error().message;
+  SpawnSpec spec{"files", "node", {}, {}, ""};
+  spec.sandbox = SandboxPolicy{};
+  auto decoded = decodeSpec(encodeSpec(spec, *program));
+  ASSERT_TRUE(decoded) << decoded.error().message;
+  ASSERT_EQ(decoded->seccomp.size(), program->size());
+  EXPECT_EQ(
+      std::memcmp(decoded->seccomp.data(), program->data(), program->size() * sizeof(sock_filter)),
+      0);
+  for (const char* bad : {"seccomp_bpf 0011\n", "seccomp_bpf 00112233445566zz\n"}) {
+    auto refused = decodeSpec(std::string("version 1\n") + bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("malformed seccomp program"), std::string::npos);
+  }
 }
 
 TEST(SpecCodec, RefusesUnknownKeys) {

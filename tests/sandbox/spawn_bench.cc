@@ -10,6 +10,8 @@
 //
 // Each --init adds an "mcpgate" variant whose init is BINARY (a binary whose
 // main() dispatches sandbox-init); without one, spawn()'s own default is used.
+// One more variant runs the first init without the cgroup limits (memory 0,
+// processes 0), to show what that layer costs.
 // CPU time is the whole reaped tree's (RUSAGE_CHILDREN), per spawn.
 
 #include <poll.h>
@@ -200,6 +202,12 @@ int main(int argc, char** argv) {
       if (!binary.empty()) sandboxed.init_binary = binary;
       variants.push_back({s.name + ": mcpgate spawn(), " + label, sandboxed, {}, {}});
     }
+    // What the cgroup layer costs, through the first init.
+    SpawnSpec no_cgroups = variants[variants.size() - inits.size()].spec;
+    no_cgroups.sandbox->limits.memory_bytes = 0;
+    no_cgroups.sandbox->limits.processes = 0;
+    variants.push_back(
+        {s.name + ": mcpgate spawn(), " + inits[0].first + ", no cgroups", no_cgroups, {}, {}});
     SpawnSpec bwrap = direct;
     bwrap.command = "/usr/bin/bwrap";
     bwrap.args = kBwrap;
@@ -224,14 +232,14 @@ int main(int argc, char** argv) {
   ::getloadavg(load, 3);
   std::printf("# %d rounds, uid %d, load %.2f %.2f %.2f, %ld cores\n", rounds, ::getuid(), load[0],
               load[1], load[2], ::sysconf(_SC_NPROCESSORS_ONLN));
-  std::printf("%-52s %8s %8s %8s %9s\n", "first response byte via spawn() (microseconds)", "median",
+  std::printf("%-60s %8s %8s %8s %9s\n", "first response byte via spawn() (microseconds)", "median",
               "p90", "mean", "CPU mean");
   for (const auto& v : variants) {
     double mean = std::accumulate(v.wall_us.begin(), v.wall_us.end(), 0.0) /
                   static_cast<double>(v.wall_us.size());
     double cpu = std::accumulate(v.cpu_us.begin(), v.cpu_us.end(), 0.0) /
                  static_cast<double>(v.cpu_us.size());
-    std::printf("%-52s %8.0f %8.0f %8.0f %9.0f\n", v.name.c_str(), quantile(v.wall_us, 0.5),
+    std::printf("%-60s %8.0f %8.0f %8.0f %9.0f\n", v.name.c_str(), quantile(v.wall_us, 0.5),
                 quantile(v.wall_us, 0.9), mean, cpu);
   }
   return 0;
