@@ -21,7 +21,8 @@ namespace {
 constexpr std::string_view kRunUsage =
     "usage: sandbox run [options] -- CMD [ARGS...]\n"
     "  --network none|host        network namespace (default none: loopback only)\n"
-    "  --bind SRC:DST[:rw]        bind a host path, read-only unless :rw (repeatable)\n"
+    "  --bind SRC:DST[:rw|:overlay]  bind a host path, read-only unless :rw; :overlay makes a\n"
+    "                             directory writable inside without changing it (repeatable)\n"
     "  --memory SIZE              cgroup memory limit (default 1GiB, 0 = none)\n"
     "  --processes N              cgroup pids.max and RLIMIT_NPROC (default 256)\n"
     "  --open-files N             RLIMIT_NOFILE (default 1024)\n"
@@ -62,8 +63,11 @@ std::expected<Bind, Error> parseBind(std::string_view text) {
     std::string_view mode = rest.substr(second + 1);
     if (mode == "rw") {
       bind.ro = false;
+    } else if (mode == "overlay") {
+      bind.overlay = true;
     } else if (mode != "ro") {
-      return std::unexpected(Error{"bind mode must be ro or rw: '" + std::string(text) + "'"});
+      return std::unexpected(
+          Error{"bind mode must be ro, rw or overlay: '" + std::string(text) + "'"});
     }
   }
   return bind;

@@ -194,12 +194,53 @@ std::expected<void, Error> writable(const SandboxPolicy& policy) {
   return {};
 }
 
+// The host directory is the overlay's lower layer; the upper layer and the
+// overlay's work dir live on a tmpfs of their own, so writes cost sandbox
+// memory (capped like /tmp) and never reach the host.
+std::expected<void, Error> overlayMount(const Bind& bind, std::size_t index, std::uint64_t size) {
+  // Overlay options are a comma-separated list with ':' between lower dirs.
+  if (bind.src.find_first_of(",:\\") != std::string::npos) {
+    return std::unexpected(Error{"overlay bind source contains ',', ':' or '\\': " + bind.src});
+  }
+  const std::string lower = oldPath(bind.src);
+  struct stat st {};
+  if (::stat(lower.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return std::unexpected(Error{"overlay bind source is not a directory: " + bind.src});
+  }
+  // On the scratch root, which is detached with the host root; the overlay
+  // keeps its layers alive.
+  const std::string layers = "/overlay-" + std::to_string(index);
+  if (::mkdir(layers.c_str(), 0700) != 0) return std::unexpected(sysError("mkdir " + layers));
+  std::string data = "mode=0755";
+  if (size != 0) data += ",size=" + std::to_string(size);
+  if (auto r = doMount("tmpfs", layers, "tmpfs", MS_NOSUID | MS_NODEV, data.c_str()); !r) return r;
+  const std::string upper = layers + "/upper", work = layers + "/work";
+  if (::mkdir(upper.c_str(), st.st_mode & 07777) != 0 || ::mkdir(work.c_str(), 0700) != 0) {
+    return std::unexpected(sysError("mkdir overlay layers"));
+  }
+  // The merged root takes the upper dir's owner: keep the lower's.
+  if (::chown(upper.c_str(), st.st_uid, st.st_gid) != 0) {
+    return std::unexpected(sysError("chown overlay upper layer"));
+  }
+  const std::string dst = newPath(bind.dst);
+  if (auto r = mkdirs(dst); !r) return r;
+  const std::string options = "lowerdir=" + lower + ",upperdir=" + upper + ",workdir=" + work;
+  if (auto r = doMount("overlay", dst, "overlay", MS_NOSUID | MS_NODEV, options.c_str()); !r) {
+    return std::unexpected(
+        Error{"overlay " + bind.src + " on " + bind.dst + ": " + r.error().message});
+  }
+  return {};
+}
+
 std::expected<void, Error> operatorBinds(const SandboxPolicy& policy) {
-  for (const auto& bind : policy.binds) {
+  for (std::size_t i = 0; i < policy.binds.size(); ++i) {
+    const Bind& bind = policy.binds[i];
     if (!exists(oldPath(bind.src))) {
       return std::unexpected(Error{"bind source does not exist on the host: " + bind.src});
     }
-    if (auto r = bindMount(bind.src, bind.dst, bind.ro); !r) return r;
+    auto r = bind.overlay ? overlayMount(bind, i, policy.limits.tmpfs_bytes)
+                          : bindMount(bind.src, bind.dst, bind.ro);
+    if (!r) return r;
   }
   return {};
 }

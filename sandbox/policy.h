@@ -49,6 +49,11 @@ struct Bind {
   std::string src;  // host path: a directory, a file or a unix socket
   std::string dst;  // absolute path inside the sandbox
   bool ro = true;
+  // A directory the server may write to without changing it: an overlay whose
+  // upper layer is a tmpfs (sized like /tmp) that vanishes with the sandbox.
+  // The host directory itself is never written. For caches that tools insist
+  // on writing while reading (npm's index), mounted for every spawn.
+  bool overlay = false;
 };
 
 struct SandboxPolicy {

@@ -128,6 +128,7 @@ std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> secco
       w.put("bind_src", b.src);
       w.put("bind_dst", b.dst);
       w.put("bind_ro", b.ro ? "1" : "0");
+      w.put("bind_overlay", b.overlay ? "1" : "0");
     }
     for (const auto& [k, v] : p.env) w.put("policy_env", k, v);
     w.put("hostname", p.hostname);
@@ -205,13 +206,15 @@ std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
         r = setNumber(policy.limits.tmpfs_bytes, value);
       } else if (key == "bind_src") {
         policy.binds.push_back(Bind{value, "", true});
-      } else if (key == "bind_dst" || key == "bind_ro") {
+      } else if (key == "bind_dst" || key == "bind_ro" || key == "bind_overlay") {
         if (policy.binds.empty())
           return std::unexpected(Error{"sandbox spec: " + key + " before bind_src"});
         if (key == "bind_dst") {
           policy.binds.back().dst = value;
-        } else {
+        } else if (key == "bind_ro") {
           policy.binds.back().ro = value == "1";
+        } else {
+          policy.binds.back().overlay = value == "1";
         }
       } else if (key == "policy_env") {
         policy.env.push_back(keyValue(value));

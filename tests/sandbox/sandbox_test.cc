@@ -210,6 +210,32 @@ TEST_P(Escape, CannotWriteUnderUsrOrEtc) {
   EXPECT_FALSE(fs::exists("/usr/mcpgate-escape"));
 }
 
+TEST_P(Escape, AnOverlayBindIsWritableInsideAndUnchangedOutside) {
+  const std::string dir = "/tmp/mcpgate-overlay-XXXXXX";
+  std::string host = dir;
+  ASSERT_NE(::mkdtemp(host.data()), nullptr);
+  { std::ofstream(host + "/existing") << "from the host"; }
+  // Owned by the host id the sandbox user maps to, as an installed cache is
+  // (nobody in both runs: root maps to it, and nobody is itself).
+  ASSERT_EQ(::chmod(host.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(host.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown((host + "/existing").c_str(), 65534, 65534), 0);
+  Result r = probe(
+      {"--bind", host + ":/cache:overlay"},
+      {"read:/cache/existing", "write:/cache/new", "write:/cache/existing", "read:/cache/new"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* action :
+       {"read:/cache/existing", "write:/cache/new", "write:/cache/existing", "read:/cache/new"}) {
+    EXPECT_TRUE(r.action(action).starts_with("ok")) << action << ": " << r.action(action);
+  }
+  // Nothing written inside reached the host directory.
+  EXPECT_FALSE(fs::exists(host + "/new"));
+  std::ifstream existing(host + "/existing");
+  std::string content((std::istreambuf_iterator<char>(existing)), {});
+  EXPECT_EQ(content, "from the host");
+  fs::remove_all(host);
+}
+
 TEST_P(Escape, CannotReadTheGatewaysEnvironOrSignalIt) {
   std::string me = std::to_string(::getpid());
   Result r = probe({}, {"read:/proc/" + me + "/environ", "kill:" + me, "read:/proc/1/environ"});
@@ -753,7 +779,9 @@ TEST(SpecCodec, RoundTripsEveryField) {
   SandboxPolicy p;
   p.on_unavailable = OnUnavailable::kDegrade;
   p.network = NetworkMode::kHost;
-  p.binds = {{"/srv/data", "/data", true}, {"/run/x.sock", "/run/x.sock", false}};
+  p.binds = {{"/srv/data", "/data", true},
+             {"/run/x.sock", "/run/x.sock", false},
+             {"/var/cache/x", "/cache", true, true}};
   p.limits.memory_bytes = 5;
   p.limits.tmpfs_bytes = 4096;
   p.env = {{"A", "b"}};
@@ -768,8 +796,10 @@ TEST(SpecCodec, RoundTripsEveryField) {
   ASSERT_TRUE(decoded->sandbox);
   EXPECT_EQ(decoded->sandbox->network, NetworkMode::kHost);
   EXPECT_EQ(decoded->sandbox->on_unavailable, OnUnavailable::kDegrade);
-  ASSERT_EQ(decoded->sandbox->binds.size(), 2u);
+  ASSERT_EQ(decoded->sandbox->binds.size(), 3u);
   EXPECT_FALSE(decoded->sandbox->binds[1].ro);
+  EXPECT_FALSE(decoded->sandbox->binds[1].overlay);
+  EXPECT_TRUE(decoded->sandbox->binds[2].overlay);
   EXPECT_EQ(decoded->sandbox->limits.memory_bytes, 5u);
   EXPECT_EQ(decoded->sandbox->limits.processes, p.limits.processes);
   EXPECT_EQ(decoded->sandbox->commands, p.commands);
