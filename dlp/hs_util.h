@@ -54,6 +54,11 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
 // `prefilter: keywords`, or else hsExpression(pattern).
 [[nodiscard]] std::string hsScanExpression(const Rule& r);
 [[nodiscard]] std::string re2Pattern(const Rule& r);
+// How far from its gate a gated rule's match can reach: the widths of its pattern and of its
+// Hyperscan expression together (a prefilter match lies within the pattern's width of the match).
+// 0 if either is unbounded or the sum is over kMaxGateReach.
+inline constexpr std::size_t kMaxGateReach = 1024;
+[[nodiscard]] std::size_t gateReach(const Rule& r);
 [[nodiscard]] std::unique_ptr<re2::RE2> compileRe2(const Rule& r);
 
 }  // namespace mcpgate::dlp

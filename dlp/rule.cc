@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -229,6 +230,17 @@ class Parser {
         r.pattern = scalar(v, key);
       } else if (key == "prefilter") {
         r.prefilter = scalar(v, key);
+      } else if (key == "gate") {
+        if (!v.IsMap() || !v["run"] || !v["count"] || !v["min"]) {
+          fail(v, "gate is {run: '[...]', count: '[...]', min: N}");
+        }
+        for (const auto& g : v) {
+          const auto k = g.first.as<std::string>();
+          if (k != "run" && k != "count" && k != "min")
+            fail(g.first, "gate has only run, count, min");
+        }
+        r.gate = GateSpec{scalar(v["run"], "gate run"), scalar(v["count"], "gate count"),
+                          count(v["min"], "gate min")};
       } else if (key == "secret_group") {
         r.secret_group = static_cast<int>(count(v, key));
       } else if (key == "keywords") {
@@ -368,6 +380,22 @@ std::string hsScanExpression(const Rule& r) {
   return r.prefilter.empty() ? hsExpression(r.pattern) : r.prefilter;
 }
 
+std::size_t gateReach(const Rule& r) {
+  std::size_t total = 0;
+  for (const std::string& expr : {r.pattern, hsScanExpression(r)}) {
+    hs_expr_info_t* raw_info = nullptr;
+    hs_compile_error_t* raw_err = nullptr;
+    if (hs_expression_info(expr.c_str(), hsFlags(r), &raw_info, &raw_err) != HS_SUCCESS) {
+      const HsCompileError err(raw_err);
+      return 0;
+    }
+    const HsExprInfo info(raw_info);
+    if (info->max_width == UINT_MAX) return 0;
+    total += info->max_width;
+  }
+  return total <= kMaxGateReach ? total : 0;
+}
+
 std::string re2Pattern(const Rule& r) { return r.multiline ? "(?m)" + r.pattern : r.pattern; }
 
 std::unique_ptr<re2::RE2> compileRe2(const Rule& r) {
@@ -402,6 +430,20 @@ std::expected<void, Error> checkRule(const Rule& r) {
     const HsExprInfo pre(raw_pre);
     if (pre->min_width == 0) {
       return std::unexpected(Error{prefix + "the prefilter matches the empty string"});
+    }
+  }
+  if (r.gate) {
+    if (r.keywordGated()) {
+      return std::unexpected(
+          Error{prefix + "a gate cannot be combined with 'prefilter: keywords'"});
+    }
+    Gates gates;
+    if (auto ok = gates.add(*r.gate); !ok) return std::unexpected(Error{prefix + ok.error()});
+    if (gateReach(r) == 0) {
+      return std::unexpected(Error{prefix +
+                                   "a gated rule needs a pattern and prefilter of bounded "
+                                   "width (at most " +
+                                   std::to_string(kMaxGateReach) + " bytes together)"});
     }
   }
   const auto re = compileRe2(r);

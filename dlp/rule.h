@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dlp/error.h"
+#include "dlp/gate.h"
 
 namespace mcpgate::dlp {
 
@@ -62,6 +63,11 @@ struct Rule {
   // otherwise have to start at every byte. RE2 then searches the keyword window, and a string
   // whose JSON key carries a keyword is searched whole.
   std::string prefilter;
+  // Optional structural gate (gate.h) for rules with no literal at all: what every match must
+  // contain, e.g. a run of [0-9 -] holding 15 digits. The rule is then compiled into a second
+  // Hyperscan database that runs only on windows around such runs. Like `prefilter`, the author
+  // states it and the rule's examples check it.
+  std::optional<GateSpec> gate;
   bool caseless = false;
   bool dotall = false;
   bool multiline = false;

@@ -36,14 +36,45 @@ std::string databaseKey(const std::vector<Rule>& rules) {
   for (const auto& r : rules) {
     k += '\n';
     k += std::to_string(hsFlags(r));
+    if (r.gate) k += "\tgated";
     k += '\t';
     k += hsScanExpression(r);
   }
   return sha256Hex(k);
 }
 
-std::filesystem::path cacheFile(const LoadOptions& o, const std::string& hash) {
-  return o.cache_dir / ("rules-" + hash + ".hsdb");
+std::filesystem::path cacheFile(const LoadOptions& o, const std::string& hash, bool gated) {
+  return o.cache_dir / ("rules-" + hash + (gated ? ".gated.hsdb" : ".hsdb"));
+}
+
+// One block-mode database of the rules whose gate presence is `gated`; null (and no error) if
+// there are none.
+std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs, bool gated) {
+  std::vector<std::string> expressions;
+  std::vector<unsigned> flags, ids;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    if (rs[i].gate.has_value() != gated) continue;
+    expressions.push_back(hsScanExpression(rs[i]));
+    flags.push_back(hsFlags(rs[i]));
+    ids.push_back(static_cast<unsigned>(i));
+  }
+  if (expressions.empty()) return HsDatabase();
+  std::vector<const char*> exprs;
+  for (const auto& e : expressions) exprs.push_back(e.c_str());
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* raw_err = nullptr;
+  if (hs_compile_multi(exprs.data(), flags.data(), ids.data(), static_cast<unsigned>(exprs.size()),
+                       HS_MODE_BLOCK, nullptr, &db, &raw_err) != HS_SUCCESS) {
+    const HsCompileError err(raw_err);
+    std::string where = "rule set";
+    if (err && err->expression >= 0 && static_cast<std::size_t>(err->expression) < ids.size()) {
+      const auto& r = rs[ids[static_cast<std::size_t>(err->expression)]];
+      where = r.where() + ": rule '" + r.id + "'";
+    }
+    return std::unexpected(
+        Error{where + ": Hyperscan compile failed: " + (err ? err->message : "unknown error")});
+  }
+  return HsDatabase(db);
 }
 
 HsDatabase readCache(const std::filesystem::path& file) {
@@ -147,41 +178,37 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
     set->confirm_.push_back(std::move(c));
   }
 
+  for (const auto& r : rs) {
+    if (!r.gate) continue;
+    if (auto ok = set->gates_.add(*r.gate); !ok) {
+      return std::unexpected(Error{r.where() + ": rule '" + r.id + "': " + ok.error()});
+    }
+    set->gate_reach_ = std::max(set->gate_reach_, dlp::gateReach(r));
+  }
+  const bool any_gated = !set->gates_.empty();
+  const bool any_plain = std::ranges::any_of(rs, [](const Rule& r) { return !r.gate; });
+
   set->hash_ = databaseKey(rs);
   if (!options.cache_dir.empty()) {
-    if (auto db = readCache(cacheFile(options, set->hash_))) {
-      set->db_ = std::move(db);
+    HsDatabase plain = any_plain ? readCache(cacheFile(options, set->hash_, false)) : nullptr;
+    HsDatabase gated = any_gated ? readCache(cacheFile(options, set->hash_, true)) : nullptr;
+    if ((plain || !any_plain) && (gated || !any_gated)) {
+      set->db_ = std::move(plain);
+      set->gated_db_ = std::move(gated);
       set->from_cache_ = true;
       return set;
     }
   }
-
-  std::vector<std::string> expressions;
-  std::vector<const char*> exprs;
-  std::vector<unsigned> flags, ids;
-  for (const auto& r : rs) {
-    expressions.push_back(hsScanExpression(r));
+  auto plain = compileDatabase(rs, false);
+  if (!plain) return std::unexpected(plain.error());
+  auto gated = compileDatabase(rs, true);
+  if (!gated) return std::unexpected(gated.error());
+  set->db_ = std::move(*plain);
+  set->gated_db_ = std::move(*gated);
+  if (!options.cache_dir.empty()) {
+    if (set->db_) writeCache(cacheFile(options, set->hash_, false), set->db_.get());
+    if (set->gated_db_) writeCache(cacheFile(options, set->hash_, true), set->gated_db_.get());
   }
-  for (std::size_t i = 0; i < rs.size(); ++i) {
-    exprs.push_back(expressions[i].c_str());
-    flags.push_back(hsFlags(rs[i]));
-    ids.push_back(static_cast<unsigned>(i));
-  }
-  hs_database_t* db = nullptr;
-  hs_compile_error_t* raw_err = nullptr;
-  if (hs_compile_multi(exprs.data(), flags.data(), ids.data(), static_cast<unsigned>(rs.size()),
-                       HS_MODE_BLOCK, nullptr, &db, &raw_err) != HS_SUCCESS) {
-    const HsCompileError err(raw_err);
-    std::string where = "rule set";
-    if (err && err->expression >= 0 && static_cast<std::size_t>(err->expression) < rs.size()) {
-      const auto& r = rs[static_cast<std::size_t>(err->expression)];
-      where = r.where() + ": rule '" + r.id + "'";
-    }
-    return std::unexpected(
-        Error{where + ": Hyperscan compile failed: " + (err ? err->message : "unknown error")});
-  }
-  set->db_.reset(db);
-  if (!options.cache_dir.empty()) writeCache(cacheFile(options, set->hash_), db);
   return set;
 }
 

@@ -58,7 +58,12 @@ class RuleSet {
     std::size_t window = 0;
     bool keyword_gated = false;  // `prefilter: keywords`: Hyperscan reports a keyword
   };
+  // Rules without a gate; null if every rule is gated.
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
+  // Rules with a gate, scanned only inside gates().windows(text, gateReach()); null if none.
+  [[nodiscard]] const hs_database_t* gatedDatabase() const { return gated_db_.get(); }
+  [[nodiscard]] const Gates& gates() const { return gates_; }
+  [[nodiscard]] std::size_t gateReach() const { return gate_reach_; }
   // Rules with `prefilter: keywords`: the scanner also runs them on whole strings whose context
   // (JSON key) carries one of their keywords, since Hyperscan never sees that key.
   [[nodiscard]] const std::vector<std::size_t>& keywordGated() const { return keyword_gated_; }
@@ -74,6 +79,9 @@ class RuleSet {
   std::vector<std::size_t> keyword_gated_;
   std::unordered_map<std::string, std::size_t> by_id_;
   HsDatabase db_;
+  HsDatabase gated_db_;
+  Gates gates_;
+  std::size_t gate_reach_ = 0;
   std::string hash_;
   bool from_cache_ = false;
 };

@@ -33,16 +33,20 @@ struct ThreadState {
   std::vector<std::size_t> covered;  // end of the last match found for the rule
   std::vector<std::size_t> skip;     // reported ends up to here need no RE2 run
   std::uint32_t gen = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> windows;  // gated database's windows
 };
 thread_local ThreadState tls;
 
 bool prepareThread(const RuleSet& rs) {
   auto& t = tls;
   if (t.prepared_for != rs.hash() || !t.scratch) {
+    // One scratch serves both databases: hs_alloc_scratch grows it to fit each.
     hs_scratch_t* s = t.scratch.release();
-    if (hs_alloc_scratch(rs.database(), &s) != HS_SUCCESS) {
-      t.scratch.reset(s);
-      return false;
+    for (const hs_database_t* db : {rs.database(), rs.gatedDatabase()}) {
+      if (db != nullptr && hs_alloc_scratch(db, &s) != HS_SUCCESS) {
+        t.scratch.reset(s);
+        return false;
+      }
     }
     t.scratch.reset(s);
     t.prepared_for = rs.hash();
@@ -159,6 +163,7 @@ class Run {
     Run* run;
     std::string_view text;
     std::vector<Hit>* out;
+    std::size_t offset = 0;  // where the scanned window starts in `text`
   };
 
   void hsPass(std::string_view text, std::vector<Hit>& out) {
@@ -173,9 +178,22 @@ class Run {
       t.gen = 1;
     }
     Pass pass{this, text, &out};
-    if (hs_scan(rs_.database(), text.data(), static_cast<unsigned>(text.size()), 0, t.scratch.get(),
+    if (rs_.database() != nullptr &&
+        hs_scan(rs_.database(), text.data(), static_cast<unsigned>(text.size()), 0, t.scratch.get(),
                 &Run::onMatch, &pass) != HS_SUCCESS) {
       failed = true;
+    }
+    // Gated rules (their ids are disjoint from the first database's, so the per-rule bookkeeping
+    // of this pass carries over): only around the runs their gates found, in increasing order.
+    if (rs_.gatedDatabase() != nullptr) {
+      rs_.gates().windows(text, rs_.gateReach(), t.windows);
+      for (const auto& [wb, we] : t.windows) {
+        pass.offset = wb;
+        if (hs_scan(rs_.gatedDatabase(), text.data() + wb, static_cast<unsigned>(we - wb), 0,
+                    t.scratch.get(), &Run::onMatch, &pass) != HS_SUCCESS) {
+          failed = true;
+        }
+      }
     }
     // A match found here and by Hyperscan's keyword report too is merged later (mergeHits).
     if (segments_ == nullptr) {
@@ -198,7 +216,7 @@ class Run {
                      unsigned /*flags*/, void* ctx) {
     auto& pass = *static_cast<Pass*>(ctx);
     Run& run = *pass.run;
-    const auto end = static_cast<std::size_t>(to);
+    const auto end = static_cast<std::size_t>(to) + pass.offset;
     if (run.segments_ == nullptr) {
       run.confirm(id, end, pass.text, 0, run.context_, *pass.out);
       return 0;
