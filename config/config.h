@@ -20,6 +20,9 @@ struct Error {
   std::string message;  // "file:line: what is wrong" wherever a line is known
 };
 
+// /var/cache/mcpgate for root, else $XDG_CACHE_HOME/mcpgate or ~/.cache/mcpgate.
+[[nodiscard]] std::string defaultCacheDir();
+
 struct ServerConfig {
   std::string name;  // key under `servers:`; served at /mcp/<name>
   std::string command;
@@ -62,6 +65,9 @@ struct Config {
   SessionConfig session;
   LimitsConfig limits;
   std::string log_level = "info";  // debug, info, warn, error
+  // Where `mcpgate install` puts the packages of npx servers (one folder per
+  // server), shown to them at run time. Absolute; defaultCacheDir() unless set.
+  std::string cache_dir = defaultCacheDir();
   // The global `sandbox:` section (SandboxPolicy's defaults where it is absent).
   sandbox::SandboxPolicy sandbox;
 };

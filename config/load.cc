@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
@@ -222,6 +223,8 @@ class Loader {
         done = loadOrigins(e, config);
       } else if (e.key == "log_level") {
         done = loadLogLevel(e, config);
+      } else if (e.key == "cache_dir") {
+        done = loadCacheDir(e, config);
       } else if (e.key == "session") {
         done = loadSession(e, config.session);
       } else if (e.key == "limits") {
@@ -241,8 +244,8 @@ class Loader {
         }
       } else {
         done = unknownKey(e, "at top level",
-                          {"listen", "allowed_origins", "log_level", "servers", "mcpServers",
-                           "session", "limits", "sandbox"});
+                          {"listen", "allowed_origins", "log_level", "cache_dir", "servers",
+                           "mcpServers", "session", "limits", "sandbox"});
       }
       if (!done) return done;
     }
@@ -357,6 +360,18 @@ class Loader {
       return fail(e.line(), "log_level '" + *level + "' must be " + std::string(kKind));
     }
     config.log_level = std::move(*level);
+    return {};
+  }
+
+  // Need not exist yet: `mcpgate install` creates it.
+  [[nodiscard]] std::expected<void, Error> loadCacheDir(const Entry& e, Config& config) const {
+    auto text = scalar(e, "cache_dir", "a directory path");
+    if (!text) return std::unexpected(text.error());
+    if (text->empty()) return fail(e.line(), "cache_dir must not be empty");
+    const fs::path written(*text);
+    std::string resolved = (written.is_absolute() ? written : dir_ / written).lexically_normal();
+    if (resolved.size() > 1 && resolved.ends_with('/')) resolved.pop_back();
+    config.cache_dir = std::move(resolved);
     return {};
   }
 
@@ -1020,6 +1035,14 @@ void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig&
 
 }  // namespace
 
+std::string defaultCacheDir() {
+  if (::geteuid() == 0) return "/var/cache/mcpgate";
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/mcpgate";
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr && home[0] == '/' ? home : "/tmp") + "/.cache/mcpgate";
+}
+
 std::expected<std::shared_ptr<const Config>, Error> loadConfig(const std::string& path) {
   try {
     return load(path);
@@ -1050,6 +1073,7 @@ std::string describeConfig(const Config& config) {
       out << YAML::EndSeq;
     }
     out << YAML::Key << "log_level" << YAML::Value << config.log_level;
+    out << YAML::Key << "cache_dir" << YAML::Value << config.cache_dir;
     out << YAML::Key << "session" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "idle_timeout" << YAML::Value
         << formatDuration(config.session.idle_timeout);

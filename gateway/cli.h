@@ -21,6 +21,7 @@ int runServe(Args args);
 int runStdio(Args args);
 int runConfigCheck(Args args);
 int runSandbox(Args args);
+int runInstall(Args args);
 int runScan(Args args);   // cmd_dlp.cc
 int runRules(Args args);  // cmd_dlp.cc
 

@@ -79,9 +79,13 @@ int runServer(const ServerRun& run) {
     return 2;
   }
   const config::ServerConfig& server = found->second;
-  sandbox::SpawnSpec spec = spawnSpecFor(server);
-  spec.sandbox->report = run.report;
-  return sandbox::runSpec(spec, std::cout, std::cerr);
+  auto spec = spawnSpecFor(config, server);
+  if (!spec) {
+    std::cerr << "sandbox run: cannot start '" << server.name << "': " << spec.error() << "\n";
+    return 2;
+  }
+  spec->sandbox->report = run.report;
+  return sandbox::runSpec(*spec, std::cout, std::cerr);
 }
 
 }  // namespace

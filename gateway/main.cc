@@ -21,6 +21,8 @@ const std::vector<Command>& commands() {
        runStdio},
       {"config check", "FILE", "validate a config file and print the effective config",
        runConfigCheck},
+      {"install", "-c FILE [SERVER]...",
+       "install the npm packages of npx servers into the cache they run from offline", runInstall},
       {"sandbox", "run [OPTIONS] -- CMD [ARGS] | run -c FILE --server NAME | probe",
        "run a command in the server sandbox, or show which layers this host can enforce",
        runSandbox},

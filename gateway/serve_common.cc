@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "gateway/log.h"
+#include "gateway/package_cache.h"
 
 namespace mcpgate::gateway {
 
@@ -25,7 +26,8 @@ bool isLoopbackHost(const std::string& host) {
   return !ec && address.is_loopback();
 }
 
-sandbox::SpawnSpec spawnSpecFor(const config::ServerConfig& server) {
+std::expected<sandbox::SpawnSpec, std::string> spawnSpecFor(const config::Config& config,
+                                                            const config::ServerConfig& server) {
   std::string cwd;
   for (const sandbox::Bind& bind : server.sandbox.binds) {
     if (server.cwd == bind.dst || server.cwd.starts_with(bind.dst + "/")) cwd = server.cwd;
@@ -34,6 +36,9 @@ sandbox::SpawnSpec spawnSpecFor(const config::ServerConfig& server) {
   spec.sandbox = server.sandbox;
   // One JSON line of enforced and degraded layers per spawn, for the log.
   spec.sandbox->report = true;
+  if (auto cached = addPackageCache(config, server, spec); !cached) {
+    return std::unexpected(cached.error());
+  }
   return spec;
 }
 

@@ -45,7 +45,8 @@ Session::Session(std::string id, asio::any_io_executor strand,
       last_keepalive_(Clock::now()) {}
 
 std::expected<void, std::string> Session::start() {
-  const sandbox::SpawnSpec spec = spawnSpecFor(server_);
+  const auto spec = spawnSpecFor(*config_, server_);
+  if (!spec) return std::unexpected(spec.error());
   std::weak_ptr<Session> weak = weak_from_this();
   Upstream::Callbacks callbacks{
       [weak](std::string line) {
@@ -56,7 +57,7 @@ std::expected<void, std::string> Session::start() {
         if (hooks.on_child_gone) hooks.on_child_gone();
       }};
   Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace};
-  auto upstream = Upstream::start(strand_, spec, options, std::move(callbacks));
+  auto upstream = Upstream::start(strand_, *spec, options, std::move(callbacks));
   if (!upstream) return std::unexpected(upstream.error());
   upstream_ = std::move(*upstream);
   scheduleTick();

@@ -235,8 +235,15 @@ std::expected<void, Error> overlayMount(const Bind& bind, std::size_t index, std
 std::expected<void, Error> operatorBinds(const SandboxPolicy& policy) {
   for (std::size_t i = 0; i < policy.binds.size(); ++i) {
     const Bind& bind = policy.binds[i];
-    if (!exists(oldPath(bind.src))) {
-      return std::unexpected(Error{"bind source does not exist on the host: " + bind.src});
+    struct stat st {};
+    if (::stat(oldPath(bind.src).c_str(), &st) != 0) {
+      // The sandbox user (the caller, or nobody for root) looks the path up.
+      return std::unexpected(
+          Error{errno == EACCES
+                    ? "bind source is not reachable for the sandbox's user (a directory on the "
+                      "way is not searchable by it): " +
+                          bind.src
+                    : "bind source does not exist on the host: " + bind.src});
     }
     auto r = bind.overlay ? overlayMount(bind, i, policy.limits.tmpfs_bytes)
                           : bindMount(bind.src, bind.dst, bind.ro);

@@ -789,6 +789,19 @@ TEST_F(LoadConfigTest, SandboxCommandsErrors) {
             at(2, "sandbox.commands must be a list of command names or absolute paths"));
 }
 
+TEST_F(LoadConfigTest, CacheDirIsRelativeToTheConfigAndNeedNotExistYet) {
+  auto config = load(std::string("cache_dir: state/cache/\n") + kMinimal);
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->cache_dir, dir_ + "/state/cache");
+  EXPECT_NE(describeConfig(*config).find("cache_dir: " + dir_ + "/state/cache\n"),
+            std::string::npos);
+  auto defaults = load(kMinimal);
+  ASSERT_NE(defaults, nullptr);
+  EXPECT_EQ(defaults->cache_dir, defaultCacheDir());
+  EXPECT_EQ(errorOf(std::string("cache_dir: ''\n") + kMinimal),
+            at(1, "cache_dir must not be empty"));
+}
+
 TEST_F(LoadConfigTest, SandboxBindErrors) {
   const std::string server = "servers:\n  x:\n    command: node\n    sandbox:\n      binds:\n";
   const std::string p = "servers.x.sandbox.binds[0]";

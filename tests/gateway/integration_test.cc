@@ -500,6 +500,43 @@ TEST(Gateway, RefusesNonLoopbackWithoutAuth) {
 namespace mcpgate::testing {
 namespace {
 
+TEST(Gateway, NpxServerWithoutInstalledPackagesSaysToInstall) {
+  TempDir cache;
+  Gateway gw("listen: 127.0.0.1:0\ncache_dir: " + cache.path() +
+             "\nservers:\n  files:\n    command: npx\n    args: [-y, some-mcp-server]\n");
+  json init = {{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}};
+  auto r = gw.post("files", init, "");
+  EXPECT_EQ(r.status, 502);
+  EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "spawn_failed");
+  const std::string message = r.json_body()["error"]["message"];
+  EXPECT_TRUE(message.starts_with(
+      "cannot start MCP server 'files': its npm packages are not installed (the operator runs "
+      "`mcpgate install -c "))
+      << message;
+  EXPECT_TRUE(message.ends_with(" files`)")) << message;
+}
+
+TEST(Cli, InstallExplainsWhatItCannotDo) {
+  TempDir dir;
+  const std::string plain = dir.write("plain.yaml", config());
+  auto none = runCommand(mcpgateBinary() + " install -c " + plain);
+  EXPECT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_NE(none.output.find("no npx servers in " + plain + ": nothing to install"),
+            std::string::npos)
+      << none.output;
+  auto named = runCommand(mcpgateBinary() + " install -c " + plain + " test");
+  EXPECT_EQ(named.exit_code, 2) << named.output;
+  EXPECT_NE(named.output.find("nothing to install for 'test': its command is node"),
+            std::string::npos)
+      << named.output;
+  auto unknown = runCommand(mcpgateBinary() + " install -c " + plain + " nope");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("no server 'nope' in " + plain), std::string::npos);
+  auto missing = runCommand(mcpgateBinary() + " install");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("-c FILE is required"), std::string::npos) << missing.output;
+}
+
 TEST(Cli, ConfigCheckPrintsEffectiveConfigOrFileLineError) {
   TempDir dir;
   std::string good = dir.write("good.yaml", config());
