@@ -514,6 +514,8 @@ TEST(Gateway, NpxServerWithoutInstalledPackagesSaysToInstall) {
       "`mcpgate install -c "))
       << message;
   EXPECT_TRUE(message.ends_with(" files`)")) << message;
+  // The operator heard it at startup already.
+  EXPECT_NE(gw.log().find("\"msg\":\"server cannot start yet\""), std::string::npos) << gw.log();
 }
 
 TEST(Cli, InstallExplainsWhatItCannotDo) {
