@@ -266,25 +266,24 @@ void Cgroup::destroy() {
   pids_dir_.clear();
 }
 
-void removeStaleCgroups() {
-  HostView view = readHostView();
-  for (const char* controller : {"memory", "pids"}) {
-    auto probe = probeController(view, controller);
-    if (probe.parent.empty()) continue;
-    DIR* dir = ::opendir(probe.parent.c_str());
-    if (dir == nullptr) continue;
-    while (dirent* entry = ::readdir(dir)) {
+void Cgroup::removeStaleSiblings() const {
+  for (const std::string* dir : {&memory_dir_, &pids_dir_}) {
+    if (dir->empty()) continue;
+    std::string parent = dir->substr(0, dir->rfind('/'));
+    DIR* entries = ::opendir(parent.c_str());
+    if (entries == nullptr) continue;
+    while (dirent* entry = ::readdir(entries)) {
       std::string name = entry->d_name;
       if (!name.starts_with(kPrefix)) continue;
       pid_t owner = static_cast<pid_t>(std::atol(name.c_str() + std::string(kPrefix).size()));
-      // Only groups whose supervisor is gone. Its init may still be a zombie
-      // waiting for the host's init to reap it, which keeps the group busy:
-      // one attempt, and a later spawn retries, so no spawn waits for this.
+      // Only groups whose supervisor is gone (ours is alive). Its init may
+      // still be a zombie waiting for the host's init to reap it, which keeps
+      // the group busy: one attempt, and a later sandbox retries.
       if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) {
-        killAndRemove(probe.parent + "/" + name, 1);
+        killAndRemove(parent + "/" + name, 1);
       }
     }
-    ::closedir(dir);
+    ::closedir(entries);
   }
 }
 

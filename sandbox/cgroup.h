@@ -68,15 +68,16 @@ class Cgroup {
   // Kills what is left in the groups and removes them.
   void destroy();
 
+  // Removes leftover groups beside ours of sandboxes whose supervisor was
+  // SIGKILLed. Called once a sandbox ended, so that no spawn waits for it
+  // before its server runs, and without probing the host again.
+  void removeStaleSiblings() const;
+
  private:
   std::string memory_dir_;
   std::string pids_dir_;
   bool memory_v2_ = false;
   bool pids_v2_ = false;
 };
-
-// Removes leftover groups of sandboxes whose supervisor was SIGKILLed. Called
-// after a sandbox ended, so that no spawn waits for it before its server runs.
-void removeStaleCgroups();
 
 }  // namespace mcpgate::sandbox

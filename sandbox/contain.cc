@@ -413,9 +413,9 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
     say("the server was killed by the memory limit (" + std::to_string(policy.limits.memory_bytes) +
         " bytes)");
   }
-  cgroup.destroy();
   // Housekeeping for supervisors that were SIGKILLed, once the server is gone.
-  removeStaleCgroups();
+  cgroup.removeStaleSiblings();
+  cgroup.destroy();
   return code;
 }
 
