@@ -46,6 +46,8 @@ constexpr std::array<std::uint8_t, 256> makeClasses() {
   return t;
 }
 constexpr auto kClasses = makeClasses();
+// Fewest run characters that can reach kMinBase64Run with two '=' of padding.
+constexpr std::size_t kMinRunChars = std::min(kMinBase64Run - 2, kMinHexRun);
 
 // Decoded bytes are worth scanning only if they read as text; binary (images, hashes, random
 // ids that happen to be valid base64) is left alone. Text may be UTF-8, but random bytes almost
@@ -98,17 +100,14 @@ std::string_view toString(Encoding e) {
   return "?";
 }
 
-std::optional<MappedText> decodeBase64(std::string_view in) {
+namespace {
+
+// `url`: the run uses the URL-safe alphabet (its caller has checked it does not mix both).
+std::optional<MappedText> decodeBase64Run(std::string_view in, bool url) {
   // Padding belongs to the last quartet: a finding there must cover it too.
   const std::size_t encoded_size = in.size();
   while (!in.empty() && in.back() == '=') in.remove_suffix(1);
-  bool std_chars = false, url_chars = false;
-  for (const char c : in) {
-    std_chars |= (c == '+' || c == '/');
-    url_chars |= (c == '-' || c == '_');
-  }
-  if (std_chars && url_chars) return std::nullopt;
-  const auto& table = url_chars ? kUrl : kStd;
+  const auto& table = url ? kUrl : kStd;
   if (in.size() % 4 == 1) in.remove_suffix(1);  // a dangling sextet carries no whole byte
   // Reject early on the first 12 characters, before allocating: most base64-looking runs in tool
   // traffic are identifiers or binary payloads, and three groups are enough to tell.
@@ -147,6 +146,18 @@ std::optional<MappedText> decodeBase64(std::string_view in) {
   }
   if (!looksLikeText(out.text)) return std::nullopt;
   return out;
+}
+
+}  // namespace
+
+std::optional<MappedText> decodeBase64(std::string_view in) {
+  bool std_chars = false, url_chars = false;
+  for (const char c : in) {
+    std_chars |= (c == '+' || c == '/');
+    url_chars |= (c == '-' || c == '_');
+  }
+  if (std_chars && url_chars) return std::nullopt;
+  return decodeBase64Run(in, url_chars);
 }
 
 std::optional<MappedText> decodeHex(std::string_view in) {
@@ -302,17 +313,15 @@ std::vector<Decoded> decodeAll(std::string_view text, std::size_t& budget) {
   const auto isB64 = [&text](std::size_t at) {
     return (kClasses[static_cast<unsigned char>(text[at])] & kB64) != 0;
   };
-  // Fewest run characters that can reach kMinBase64Run with two '=' of padding.
-  constexpr std::size_t kMinChars = std::min(kMinBase64Run - 2, kMinHexRun);
   for (std::size_t i = 0; i < text.size() && budget > 0;) {
     if (!isB64(i)) {
       ++i;
       continue;
     }
-    // i starts a run. Most runs are short words; a non-run byte among the next kMinChars rules
+    // i starts a run. Most runs are short words; a non-run byte among the next kMinRunChars rules
     // out every start up to it, so look from the far end and jump past it (Boyer-Moore style).
-    if (i + kMinChars > text.size()) break;
-    std::size_t gap = i + kMinChars;
+    if (i + kMinRunChars > text.size()) break;
+    std::size_t gap = i + kMinRunChars;
     while (gap > i && isB64(gap - 1)) --gap;
     if (gap != i) {
       i = gap;
@@ -331,10 +340,12 @@ std::vector<Decoded> decodeAll(std::string_view text, std::size_t& budget) {
     std::size_t end = i;
     while (end < text.size() && end - i < 2 && text[end] == '=') ++end;
     const auto run = text.substr(start, end - start);
+    const bool std_chars = (seen & kB64Std) != 0, url_chars = (seen & kB64Url) != 0;
     if (hex && run.size() >= kMinHexRun) {
       take(Encoding::kHex, decodeHex(run), start);
-    } else if (run.size() >= kMinBase64Run && !((seen & kB64Std) && (seen & kB64Url))) {
-      take(Encoding::kBase64, decodeBase64(run), start);
+    } else if (run.size() >= kMinBase64Run && !(std_chars && url_chars)) {
+      // The run's alphabet is known here: no second pass over it to find out.
+      take(Encoding::kBase64, decodeBase64Run(run, url_chars), start);
     }
     i = end;
   }

@@ -378,7 +378,7 @@ void Gates::windows(std::string_view text, std::size_t reach,
     findRuns(run_bits.data(), count_bits.data(), words, n, g.min, reach, out);
   }
   if (out.size() < 2) return;
-  std::ranges::sort(out);
+  if (gates_.size() > 1) std::ranges::sort(out);  // one gate's windows come out in order
   std::size_t k = 0;
   for (std::size_t i = 1; i < out.size(); ++i) {
     if (out[i].first <= out[k].second) {
