@@ -213,6 +213,9 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
 [[noreturn]] void sandboxInit(const Prepared& p, int go_fd, int error_fd) {
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
+  // Still with the caller's file-system ids: see openBindSources.
+  auto bind_sources = openBindSources(*p.policy);
+  orFail(bind_sources, error_fd);
   orFail(becomeSandboxUser(), error_fd);
   // Set after the uid switch, which clears it; then make sure the
   // supervisor did not die before it took effect.
@@ -229,7 +232,8 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
 
   orFail(setHostname(p.hostname), error_fd);
   if (p.policy->network == NetworkMode::kNone) orFail(bringUpLoopback(), error_fd);
-  orFail(buildRoot(*p.policy), error_fd);
+  orFail(buildRoot(*p.policy, *bind_sources), error_fd);
+  bind_sources->clear();  // the server must not inherit them (they are close-on-exec too)
   const std::string& cwd = p.spec->cwd.empty() ? std::string(kSandboxHome) : p.spec->cwd;
   if (::chdir(cwd.c_str()) != 0) {
     fail(error_fd, kExitSandboxFailed, sysError("chdir " + cwd + " inside the sandbox").message);

@@ -197,12 +197,13 @@ std::expected<void, Error> writable(const SandboxPolicy& policy) {
 // The host directory is the overlay's lower layer; the upper layer and the
 // overlay's work dir live on a tmpfs of their own, so writes cost sandbox
 // memory (capped like /tmp) and never reach the host.
-std::expected<void, Error> overlayMount(const Bind& bind, std::size_t index, std::uint64_t size) {
+std::expected<void, Error> overlayMount(const Bind& bind, const std::string& from,
+                                        std::size_t index, std::uint64_t size) {
   // Overlay options are a comma-separated list with ':' between lower dirs.
   if (bind.src.find_first_of(",:\\") != std::string::npos) {
     return std::unexpected(Error{"overlay bind source contains ',', ':' or '\\': " + bind.src});
   }
-  const std::string lower = oldPath(bind.src);
+  const std::string lower = oldPath(from);
   struct stat st {};
   if (::stat(lower.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return std::unexpected(Error{"overlay bind source is not a directory: " + bind.src});
@@ -232,22 +233,23 @@ std::expected<void, Error> overlayMount(const Bind& bind, std::size_t index, std
   return {};
 }
 
-std::expected<void, Error> operatorBinds(const SandboxPolicy& policy) {
+// A bind source as a path the mount calls can use once the host root is at
+// kOld: its fd's magic link, which the kernel resolves without a path lookup.
+std::string sourcePath(const UniqueFd& source) {
+  return "/proc/self/fd/" + std::to_string(source.get());
+}
+
+std::expected<void, Error> operatorBinds(const SandboxPolicy& policy,
+                                         const std::vector<UniqueFd>& sources) {
+  if (sources.size() != policy.binds.size()) {
+    return std::unexpected(Error{"bind sources were not opened before building the root"});
+  }
   for (std::size_t i = 0; i < policy.binds.size(); ++i) {
     const Bind& bind = policy.binds[i];
-    struct stat st {};
-    if (::stat(oldPath(bind.src).c_str(), &st) != 0) {
-      // The sandbox user (the caller, or nobody for root) looks the path up.
-      return std::unexpected(
-          Error{errno == EACCES
-                    ? "bind source is not reachable for the sandbox's user (a directory on the "
-                      "way is not searchable by it): " +
-                          bind.src
-                    : "bind source does not exist on the host: " + bind.src});
-    }
-    auto r = bind.overlay ? overlayMount(bind, i, policy.limits.tmpfs_bytes)
-                          : bindMount(bind.src, bind.dst, bind.ro);
-    if (!r) return r;
+    const std::string from = sourcePath(sources[i]);
+    auto r = bind.overlay ? overlayMount(bind, from, i, policy.limits.tmpfs_bytes)
+                          : bindMount(from, bind.dst, bind.ro);
+    if (!r) return std::unexpected(Error{"bind " + bind.src + ": " + r.error().message});
   }
   return {};
 }
@@ -274,7 +276,22 @@ std::expected<void, Error> enterNewRoot() {
 
 }  // namespace
 
-std::expected<void, Error> buildRoot(const SandboxPolicy& policy) {
+std::expected<std::vector<UniqueFd>, Error> openBindSources(const SandboxPolicy& policy) {
+  std::vector<UniqueFd> sources;
+  for (const Bind& bind : policy.binds) {
+    UniqueFd fd(::open(bind.src.c_str(), O_PATH | O_CLOEXEC));
+    if (!fd.valid()) {
+      return std::unexpected(Error{errno == ENOENT
+                                       ? "bind source does not exist on the host: " + bind.src
+                                       : sysError("open bind source " + bind.src).message});
+    }
+    sources.push_back(std::move(fd));
+  }
+  return sources;
+}
+
+std::expected<void, Error> buildRoot(const SandboxPolicy& policy,
+                                     const std::vector<UniqueFd>& sources) {
   // Nothing we mount may propagate back to the host.
   if (auto r = doMount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE); !r) return r;
   if (auto r = doMount("tmpfs", kScratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755");
@@ -299,7 +316,7 @@ std::expected<void, Error> buildRoot(const SandboxPolicy& policy) {
   if (auto r = etc(); !r) return r;
   if (auto r = dev(); !r) return r;
   if (auto r = writable(policy); !r) return r;
-  if (auto r = operatorBinds(policy); !r) return r;
+  if (auto r = operatorBinds(policy, sources); !r) return r;
   // The kernel mounts a new proc only while a full one is still visible in
   // this namespace, i.e. before the host root is detached.
   if (auto r = mkdirs(newPath("/proc")); !r) return r;

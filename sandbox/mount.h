@@ -6,15 +6,26 @@
 // host's root is detached afterwards; nothing else of it is reachable.
 
 #include <expected>
+#include <vector>
 
 #include "sandbox/error.h"
+#include "sandbox/fd.h"
 #include "sandbox/policy.h"
 
 namespace mcpgate::sandbox {
 
+// The operator's bind sources, opened (O_PATH, one per policy.binds entry)
+// before the init switches to the sandbox user: the operator chose them, so
+// they are looked up with the caller's own file-system ids. As root, the
+// sandbox user is nobody, who could not even pass a 0700 directory such as
+// /root on the way to a source that is itself world-readable.
+[[nodiscard]] std::expected<std::vector<UniqueFd>, Error> openBindSources(
+    const SandboxPolicy& policy);
+
 // Runs in the sandbox's init, inside new user, mount and pid namespaces,
 // with namespace capabilities. On success the process's root and cwd are the
-// new root.
-[[nodiscard]] std::expected<void, Error> buildRoot(const SandboxPolicy& policy);
+// new root. `sources` come from openBindSources(policy).
+[[nodiscard]] std::expected<void, Error> buildRoot(const SandboxPolicy& policy,
+                                                   const std::vector<UniqueFd>& sources);
 
 }  // namespace mcpgate::sandbox

@@ -236,6 +236,30 @@ TEST_P(Escape, AnOverlayBindIsWritableInsideAndUnchangedOutside) {
   fs::remove_all(host);
 }
 
+TEST_P(Escape, BindSourcesAreLookedUpWithTheCallersIds) {
+  // A world-readable folder inside a 0700 one of root's (a checkout under
+  // /root): root binds it for the sandbox's user (nobody), who could not have
+  // walked the path itself; nobody, who cannot walk it either, is refused.
+  std::string outer = "/tmp/mcpgate-private-XXXXXX";
+  ASSERT_NE(::mkdtemp(outer.data()), nullptr);
+  ASSERT_EQ(::chmod(outer.c_str(), 0700), 0);
+  fs::create_directory(outer + "/pub");
+  ASSERT_EQ(::chmod((outer + "/pub").c_str(), 0755), 0);
+  { std::ofstream(outer + "/pub/file") << "shared"; }
+  ASSERT_EQ(::chmod((outer + "/pub/file").c_str(), 0644), 0);
+  Result r = probe({"--bind", outer + "/pub:/data"}, {"read:/data/file"});
+  fs::remove_all(outer);
+  if (root()) {
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.action("read:/data/file").starts_with("ok")) << r.action("read:/data/file");
+  } else {
+    EXPECT_EQ(r.code, 125) << r.out;
+    EXPECT_NE(r.err.find("open bind source " + outer + "/pub: Permission denied"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
 TEST_P(Escape, CannotReadTheGatewaysEnvironOrSignalIt) {
   std::string me = std::to_string(::getpid());
   Result r = probe({}, {"read:/proc/" + me + "/environ", "kill:" + me, "read:/proc/1/environ"});
