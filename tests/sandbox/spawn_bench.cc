@@ -3,8 +3,9 @@
 // init binary with the spec in a memfd), writes an MCP `initialize` request
 // and waits for the first byte of the answer, exactly as gateway/upstream.cc
 // does. bwrap and the direct start go through the same spawn() without a
-// policy, so the harness costs every variant alike. Variants run round-robin,
-// so a change in the machine's load hits all of them alike.
+// policy, so the harness costs every variant alike. Every round runs each
+// variant once, in a shuffled order, so a change in the machine's load hits
+// all of them alike and none always runs after the same neighbour.
 //
 //   spawn_bench [--rounds N] [--init LABEL=BINARY]... [--only TEXT]
 //
@@ -26,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -222,9 +224,16 @@ int main(int argc, char** argv) {
     v.wall_us.clear();
     v.cpu_us.clear();
   }
+  // A fresh order every round: each spawn leaves work behind in the kernel
+  // (network namespace and cgroup teardown run asynchronously), so a fixed
+  // order would favour whichever variant follows the cheapest one.
+  std::vector<std::size_t> order(variants.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 shuffle(42);
   for (int r = 0; r < rounds; ++r) {
-    for (auto& v : variants) {
-      if (!sample(v)) return 1;
+    std::shuffle(order.begin(), order.end(), shuffle);
+    for (std::size_t i : order) {
+      if (!sample(variants[i])) return 1;
     }
   }
 
