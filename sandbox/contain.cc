@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -135,32 +137,82 @@ bool writeAll(int fd, const void* data, std::size_t size) {
   return true;
 }
 
-// The seccomp program travels supervisor -> init as a count and the instructions.
-std::optional<BpfProgram> readProgram(int fd) {
+// What releases the init to start the server: the seccomp program (a count
+// and the instructions) and, riding along with the count (SCM_RIGHTS), the
+// cgroup v1 `tasks` files the init joins by itself. The supervisor creates
+// the groups while the init builds the root, so neither waits for the other.
+struct Release {
+  BpfProgram program;
+  std::vector<UniqueFd> cgroup_join;
+};
+
+constexpr std::size_t kMaxJoinFds = 2;  // memory and pids
+
+std::optional<Release> receiveRelease(int fd) {
   std::uint32_t count = 0;
-  if (!readAll(fd, &count, sizeof count) || count == 0 || count > BPF_MAXINSNS) return std::nullopt;
-  BpfProgram program(count);
-  if (!readAll(fd, program.data(), count * sizeof(sock_filter))) return std::nullopt;
-  return program;
+  iovec iov{&count, sizeof count};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kMaxJoinFds)> control{};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  ssize_t n = 0;
+  do {
+    n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  Release release;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    std::size_t fds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < fds; ++i) {
+      int received = -1;
+      std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      release.cgroup_join.emplace_back(received);
+    }
+  }
+  if (n <= 0 || (msg.msg_flags & MSG_CTRUNC) != 0) return std::nullopt;
+  auto* rest = reinterpret_cast<char*>(&count) + n;
+  if (!readAll(fd, rest, sizeof count - static_cast<std::size_t>(n))) return std::nullopt;
+  if (count == 0 || count > BPF_MAXINSNS) return std::nullopt;
+  release.program.resize(count);
+  if (!readAll(fd, release.program.data(), count * sizeof(sock_filter))) return std::nullopt;
+  return release;
 }
 
-bool writeProgram(int fd, const BpfProgram& program) {
+bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>& cgroup_join) {
   auto count = static_cast<std::uint32_t>(program.size());
-  return writeAll(fd, &count, sizeof count) &&
-         writeAll(fd, program.data(), program.size() * sizeof(sock_filter));
+  iovec iov{&count, sizeof count};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kMaxJoinFds)> control{};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (!cgroup_join.empty()) {
+    if (cgroup_join.size() > kMaxJoinFds) return false;
+    msg.msg_control = control.data();
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * cgroup_join.size());
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * cgroup_join.size());
+    for (std::size_t i = 0; i < cgroup_join.size(); ++i) {
+      int fd_value = cgroup_join[i].get();
+      std::memcpy(CMSG_DATA(c) + i * sizeof(int), &fd_value, sizeof(int));
+    }
+  }
+  ssize_t n = 0;
+  do {
+    n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof count)) return false;
+  return writeAll(fd, program.data(), program.size() * sizeof(sock_filter));
 }
 
 // The sandbox's init, PID 1 of the new namespaces: builds the root, starts
 // the server and stays as its reaper.
-// `cgroup_join`: cgroup v1 `tasks` files the init writes itself into.
-[[noreturn]] void sandboxInit(const Prepared& p, std::vector<UniqueFd> cgroup_join, int go_fd,
-                              int error_fd) {
+[[noreturn]] void sandboxInit(const Prepared& p, int go_fd, int error_fd) {
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
-  // First, while our credentials are still the caller's: nothing runs
-  // outside the limits, and the fds go before the server could inherit them.
-  orFail(Cgroup::joinSelf(cgroup_join), error_fd);
-  cgroup_join.clear();
   // Still with the caller's file-system ids: see openBindSources.
   auto bind_sources = openBindSources(*p.policy);
   orFail(bind_sources, error_fd);
@@ -187,14 +239,17 @@ bool writeProgram(int fd, const BpfProgram& program) {
     fail(error_fd, kExitSandboxFailed, sysError("chdir " + cwd + " inside the sandbox").message);
   }
 
-  // The supervisor sent the seccomp program (and, on cgroup v2, moved us
-  // into the cgroup) while we built the root; nothing is forked before both
-  // are done, so the server is born inside the limits.
-  auto seccomp = readProgram(go_fd);
-  if (!seccomp) ::_exit(kExitSandboxFailed);  // supervisor gone or failed: it reports why
+  // The supervisor created the cgroups (and, on v2, moved us into them)
+  // while we built the root. Nothing is forked before we are in them, so
+  // the server is born inside the limits; the fds go before it could
+  // inherit them. (v1 checks the opener's credentials, the supervisor's.)
+  auto release = receiveRelease(go_fd);
+  if (!release) ::_exit(kExitSandboxFailed);  // supervisor gone or failed: it reports why
+  orFail(Cgroup::joinSelf(release->cgroup_join), error_fd);
+  release->cgroup_join.clear();
   pid_t server = ::fork();
   if (server < 0) fail(error_fd, kExitSandboxFailed, sysError("fork the server").message);
-  if (server == 0) execServer(p, *seccomp, error_fd);
+  if (server == 0) execServer(p, release->program, error_fd);
   ::close(error_fd);
   ::close(go_fd);
   runAsInit(server);
@@ -259,35 +314,14 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   p.env = buildSandboxEnv(declared);
   p.hostname = policy.hostname.empty() ? defaultHostname(spec.name) : policy.hostname;
 
-  // cgroup limits for the whole tree, before the clone: the init joins them
-  // as soon as it is released, and nothing waits for the supervisor later.
-  // (Creating them while the init builds the root hid ~0.3 ms when a core
-  // was free but cost a second wakeup of the init, 0.4-1.5 ms on the median
-  // when both cores were busy: measured with tests/sandbox/spawn_bench.)
-  std::vector<std::string> unavailable;
-  Cgroup cgroup =
-      Cgroup::create(spec.name.empty() ? "server" : spec.name,
-                     {policy.limits.memory_bytes, policy.limits.processes}, unavailable);
-  for (const auto& reason : unavailable) {
-    auto colon = reason.find(':');
-    std::string layer = "cgroup-" + reason.substr(0, colon);
-    if (!degrade) {
-      say("refusing to start: " + layer + " limit cannot be enforced: " + reason.substr(colon + 2) +
-          " (on_unavailable: degrade, or --on-unavailable degrade, runs without it)");
-      return kExitSandboxFailed;
-    }
-    report.degraded.emplace_back(layer, reason.substr(colon + 2));
-  }
-  auto cgroup_join = cgroup.openSelfJoin();
-  if (!cgroup_join) return refuse(kExitSandboxFailed, cgroup_join.error().message);
-
   // Namespaces: user, pid, mount, ipc, uts, cgroup, and network unless host.
   if (auto r = dropSupplementaryGroupsIfRoot(); !r)
     return refuse(kExitSandboxFailed, r.error().message);
   p.server_mask = server_mask;
   std::array<int, 2> go{}, verdict{};
-  if (::pipe2(go.data(), O_CLOEXEC) != 0 || ::pipe2(verdict.data(), O_CLOEXEC) != 0) {
-    return refuse(kExitSandboxFailed, sysError("pipe2").message);
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go.data()) != 0 ||
+      ::pipe2(verdict.data(), O_CLOEXEC) != 0) {
+    return refuse(kExitSandboxFailed, sysError("socketpair/pipe2").message);
   }
   UniqueFd go_read(go[0]), go_write(go[1]), verdict_read(verdict[0]), verdict_write(verdict[1]);
   unsigned long flags =
@@ -307,9 +341,8 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   if (init == 0) {
     go_write.reset();
     verdict_read.reset();
-    sandboxInit(p, std::move(*cgroup_join), go_read.get(), verdict_write.get());
+    sandboxInit(p, go_read.get(), verdict_write.get());
   }
-  cgroup_join->clear();
   go_read.reset();
   verdict_write.reset();
 
@@ -328,7 +361,24 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   if (::write(go_write.get(), "g", 1) != 1)
     return abort(sysError("release the sandbox init").message);
 
-  // While the init builds the root (the other core, usually):
+  // While the init builds the root (the other core, usually): cgroup limits
+  // for the whole tree, created now so that the clone did not wait for them.
+  std::vector<std::string> unavailable;
+  Cgroup cgroup =
+      Cgroup::create(spec.name.empty() ? "server" : spec.name,
+                     {policy.limits.memory_bytes, policy.limits.processes}, unavailable);
+  for (const auto& reason : unavailable) {
+    auto colon = reason.find(':');
+    std::string layer = "cgroup-" + reason.substr(0, colon);
+    if (!degrade) {
+      return abort("refusing to start: " + layer +
+                   " limit cannot be enforced: " + reason.substr(colon + 2) +
+                   " (on_unavailable: degrade, or --on-unavailable degrade, runs without it)");
+    }
+    report.degraded.emplace_back(layer, reason.substr(colon + 2));
+  }
+  auto cgroup_join = cgroup.openSelfJoin();
+  if (!cgroup_join) return abort(cgroup_join.error().message);
   if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
   // seccomp: compiled here (unless spawn()'s caller sent the program it
   // compiled once), in a process that is not the server, and loaded by the
@@ -351,8 +401,9 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
     report.noted.push_back("environment variable dropped: " + name);
   if (policy.report) say(report.toJson(spec.name));
 
-  if (!writeProgram(go_write.get(), *program))
+  if (!sendRelease(go_write.get(), *program, *cgroup_join))
     return abort(sysError("send the seccomp program to the sandbox init").message);
+  cgroup_join->clear();
   ChildResult verdict_result = readVerdict(verdict_read.get());
   if (verdict_result.code != 0) {
     ::waitpid(init, nullptr, 0);
