@@ -56,7 +56,9 @@ std::expected<void, std::string> Session::start() {
         if (auto self = weak.lock()) self->upstreamExited(status, stopped_because);
         if (hooks.on_child_gone) hooks.on_child_gone();
       }};
-  Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace};
+  // What the server has not read yet may be many requests' worth, not one.
+  Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace,
+                            std::max<std::uint64_t>(16 * config_->limits.max_body_bytes, 1 << 20)};
   auto upstream = Upstream::start(strand_, *spec, options, std::move(callbacks));
   if (!upstream) return std::unexpected(upstream.error());
   upstream_ = std::move(*upstream);

@@ -67,6 +67,14 @@ Upstream::Upstream(asio::any_io_executor executor, sandbox::Child child, Options
 void Upstream::send(std::string message) {
   if (terminating_ || !stdin_.is_open()) return;
   message += '\n';
+  outbox_bytes_ += message.size();
+  if (outbox_bytes_ > options_.max_unread_bytes) {
+    log::error("server stopped reading its input; stopping it",
+               {{"server", options_.server}, {"pid", pid_}, {"unread_bytes", outbox_bytes_}});
+    terminate("stopped reading its input (" + std::to_string(outbox_bytes_) +
+              " bytes waited for it)");
+    return;
+  }
   outbox_.push_back(std::move(message));
   if (!writing_) {
     writing_ = true;
@@ -84,8 +92,11 @@ asio::awaitable<void> Upstream::writeQueued() {
       // through the pidfd; what it did not read is lost with it.
       log::warn("cannot write to server", {{"server", options_.server}, {"error", ec.message()}});
       outbox_.clear();
+      outbox_bytes_ = 0;
       break;
     }
+    if (outbox_.empty()) break;  // terminate() cleared it while the write finished
+    outbox_bytes_ -= outbox_.front().size();
     outbox_.pop_front();
   }
   writing_ = false;
@@ -232,6 +243,7 @@ void Upstream::terminate(std::string why) {
   terminating_ = true;
   terminate_reason_ = std::move(why);
   outbox_.clear();
+  outbox_bytes_ = 0;
   boost::system::error_code ignored;
   stdin_.close(ignored);  // the MCP stdio way to ask a server to stop
   sandbox::signalChild(child_, SIGTERM);

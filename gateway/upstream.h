@@ -31,6 +31,10 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
     std::string server;  // name, for logs
     std::uint64_t max_line_bytes = 16 * 1024 * 1024;
     std::chrono::milliseconds grace{10'000};
+    // Bytes written to the server and not yet taken by it. A server that
+    // stops reading its stdin must not make the gateway buffer without end:
+    // past this it is stopped.
+    std::uint64_t max_unread_bytes = 64 * 1024 * 1024;
   };
   struct Callbacks {
     std::function<void(std::string line)> on_message;
@@ -65,6 +69,7 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
   boost::asio::posix::stream_descriptor stdin_, stdout_, stderr_, pidfd_;
   boost::asio::steady_timer kill_timer_, drain_timer_;
   std::deque<std::string> outbox_;
+  std::uint64_t outbox_bytes_ = 0;
   bool writing_ = false;
   bool terminating_ = false;
   bool stdout_done_ = false;

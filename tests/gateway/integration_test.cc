@@ -198,6 +198,29 @@ TEST(Gateway, ServerIgnoringSigtermIsKilledAfterGrace) {
   EXPECT_NE(gw.log().find("killed by signal 9"), std::string::npos);
 }
 
+TEST(Gateway, AServerThatStopsReadingIsStoppedNotBufferedForever) {
+  // 64 KiB bodies: the gateway holds at most 16 of them (1 MiB) for a server.
+  Gateway gw(config("limits: {max_body_bytes: 64KiB}\n"));
+  std::string sid = gw.initialize("test");
+  EXPECT_EQ(text(gw.callTool("test", sid, "deaf", json::object())), "not listening any more");
+  const json note = {{"jsonrpc", "2.0"},
+                     {"method", "notifications/message"},
+                     {"params", {{"data", std::string(60 * 1024, 'n')}}}};
+  int accepted = 0;
+  for (int i = 0; i < 64; ++i) {
+    auto r = gw.post("test", note, sid);
+    if (r.status != 202) {
+      EXPECT_EQ(r.status, 404) << r.body;  // the session ended with its server
+      break;
+    }
+    ++accepted;
+  }
+  EXPECT_LT(accepted, 64) << "the gateway kept buffering for a server that does not read";
+  EXPECT_TRUE(waitUntil(
+      [&] { return gw.log().find("server stopped reading its input") != std::string::npos; }, 5s))
+      << gw.log();
+}
+
 TEST(Gateway, OversizeBodyIs413) {
   Gateway gw(config("limits: {max_body_bytes: 1KiB}\n"));
   std::string sid = gw.initialize("test");

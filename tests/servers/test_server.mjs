@@ -7,7 +7,7 @@
 // test can see what actually reached the server through the gateway.
 //
 // Tools: echo {text}, crash {}, hang {}, slow {ms}, progress {steps},
-// sample {}, log {text}, big {bytes}, stderr {lines}, env {name}, pid {}.
+// sample {}, log {text}, deaf {}, big {bytes}, stderr {lines}, env {name}, pid {}.
 // TEST_SERVER_IGNORE_SIGTERM=1 makes the process ignore SIGTERM.
 
 import process from 'node:process';
@@ -118,6 +118,15 @@ const tools = {
         params: {level: 'info', data: args.text ?? ''},
       });
       reply(id, textResult('logged'));
+    },
+  },
+  deaf: {
+    description: 'Answers, then never reads its stdin again (a stuck server)',
+    properties: {},
+    run: (id) => {
+      reply(id, textResult('not listening any more'));
+      process.stdin.pause();
+      setInterval(() => {}, 60_000);  // paused stdin alone would let node exit
     },
   },
   big: {
