@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 
 #include "dlp/redact.h"
 #include "dlp/scanner.h"
@@ -57,6 +59,317 @@ std::pair<std::size_t, std::size_t> lineColumn(std::string_view text, std::size_
   return {line, col};
 }
 
+// Where each string of a JSON text sits in that text, so a finding in a decoded string value is
+// reported at the bytes of the file that hold it (escapes included). Built only for files that
+// nlohmann has already accepted, so it can assume well-formed JSON.
+// The decoded string a JSON finding is in (the key itself for a key).
+std::string stringAt(const nlohmann::json& doc, const Finding& f) {
+  try {
+    const nlohmann::json::json_pointer ptr(f.pointer);
+    if (f.in_key) return ptr.back();
+    const auto& v = doc.at(ptr);
+    return v.is_string() ? v.get<std::string>() : std::string();
+  } catch (const nlohmann::json::exception&) {
+    return {};
+  }
+}
+
+class JsonStringIndex {
+ public:
+  // `base`: offset of `raw` in the file (the start of its line, for JSON Lines).
+  JsonStringIndex(std::string_view raw, std::size_t base) : raw_(raw), base_(base) {
+    std::size_t i = 0;
+    std::string ptr;
+    ok_ = value(i, ptr, 0);
+  }
+
+  // File offset of decoded byte `offset` of the string at `pointer` (its key if `in_key`); npos
+  // if unknown.
+  [[nodiscard]] std::size_t locate(const std::string& pointer, bool in_key,
+                                   std::size_t offset) const {
+    if (!ok_) return std::string_view::npos;
+    const auto it = (in_key ? keys_ : values_).find(pointer);
+    if (it == (in_key ? keys_ : values_).end()) return std::string_view::npos;
+    const std::size_t begin = it->second;
+    // Walk the raw string: each escape is one to four decoded bytes from six or two raw ones.
+    std::size_t i = begin, decoded = 0;
+    while (i < raw_.size() && raw_[i] != '"') {
+      std::size_t raw_len = 1, out_len = 1;
+      if (raw_[i] == '\\' && i + 1 < raw_.size()) {
+        raw_len = 2;
+        if (raw_[i + 1] == 'u') {
+          const unsigned cp = hex4(i + 2);
+          raw_len = 6;
+          if (cp >= 0xD800 && cp <= 0xDBFF && i + 11 < raw_.size() && raw_[i + 6] == '\\' &&
+              raw_[i + 7] == 'u') {
+            raw_len = 12;
+            out_len = 4;
+          } else {
+            out_len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+          }
+        }
+      }
+      if (decoded + out_len > offset) break;
+      decoded += out_len;
+      i += raw_len;
+    }
+    return base_ + i;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 512;
+
+  unsigned hex4(std::size_t at) const {
+    unsigned v = 0;
+    for (std::size_t k = at; k < at + 4 && k < raw_.size(); ++k) {
+      const char c = raw_[k];
+      v = v * 16 + static_cast<unsigned>(c >= '0' && c <= '9'   ? c - '0'
+                                         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                                                : c - 'A' + 10);
+    }
+    return v;
+  }
+  void skipSpace(std::size_t& i) const {
+    while (i < raw_.size() &&
+           (raw_[i] == ' ' || raw_[i] == '\t' || raw_[i] == '\n' || raw_[i] == '\r')) {
+      ++i;
+    }
+  }
+  // At the opening quote; leaves i after the closing one. `out` gets the decoded text.
+  bool string(std::size_t& i, std::size_t& content, std::string* out) const {
+    if (i >= raw_.size() || raw_[i] != '"') return false;
+    content = ++i;
+    while (i < raw_.size() && raw_[i] != '"') {
+      if (raw_[i] != '\\') {
+        if (out) out->push_back(raw_[i]);
+        ++i;
+        continue;
+      }
+      if (i + 1 >= raw_.size()) return false;
+      const char e = raw_[i + 1];
+      if (e != 'u') {
+        if (out) {
+          out->push_back(e == 'n'   ? '\n'
+                         : e == 't' ? '\t'
+                         : e == 'r' ? '\r'
+                         : e == 'b' ? '\b'
+                         : e == 'f' ? '\f'
+                                    : e);
+        }
+        i += 2;
+        continue;
+      }
+      unsigned cp = hex4(i + 2);
+      i += 6;
+      if (cp >= 0xD800 && cp <= 0xDBFF && i + 5 < raw_.size() && raw_[i] == '\\' &&
+          raw_[i + 1] == 'u') {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4(i + 2) - 0xDC00);
+        i += 6;
+      }
+      if (out) {
+        if (cp < 0x80) {
+          out->push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+          out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else if (cp < 0x10000) {
+          out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else {
+          out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+          out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        }
+      }
+    }
+    if (i >= raw_.size()) return false;
+    ++i;
+    return true;
+  }
+  bool value(std::size_t& i, std::string& ptr, int depth) {
+    if (depth > kMaxDepth) return false;
+    skipSpace(i);
+    if (i >= raw_.size()) return false;
+    const char c = raw_[i];
+    if (c == '"') {
+      std::size_t content = 0;
+      if (!string(i, content, nullptr)) return false;
+      values_[ptr] = content;
+      return true;
+    }
+    if (c == '{' || c == '[') {
+      ++i;
+      const char close = c == '{' ? '}' : ']';
+      for (std::size_t index = 0;; ++index) {
+        skipSpace(i);
+        if (i < raw_.size() && raw_[i] == close) {
+          ++i;
+          return true;
+        }
+        if (index > 0) {
+          if (i >= raw_.size() || raw_[i] != ',') return false;
+          ++i;
+          skipSpace(i);
+        }
+        const std::size_t mark = ptr.size();
+        if (c == '{') {
+          std::string key;
+          std::size_t content = 0;
+          if (!string(i, content, &key)) return false;
+          appendToken(ptr, key);
+          keys_[ptr] = content;
+          skipSpace(i);
+          if (i >= raw_.size() || raw_[i] != ':') return false;
+          ++i;
+        } else {
+          appendToken(ptr, std::to_string(index));
+        }
+        if (!value(i, ptr, depth + 1)) return false;
+        ptr.resize(mark);
+      }
+    }
+    // A number, true, false or null.
+    while (i < raw_.size() && raw_[i] != ',' && raw_[i] != '}' && raw_[i] != ']' &&
+           raw_[i] != ' ' && raw_[i] != '\n' && raw_[i] != '\r' && raw_[i] != '\t') {
+      ++i;
+    }
+    return true;
+  }
+  static void appendToken(std::string& ptr, std::string_view key) {
+    ptr.push_back('/');
+    for (const char k : key) {
+      if (k == '~') {
+        ptr += "~0";
+      } else if (k == '/') {
+        ptr += "~1";
+      } else {
+        ptr.push_back(k);
+      }
+    }
+  }
+
+  std::string_view raw_;
+  std::size_t base_;
+  bool ok_ = false;
+  std::unordered_map<std::string, std::size_t> values_;
+  std::unordered_map<std::string, std::size_t> keys_;
+};
+
+// Binary files are not skipped: secrets sit in compiled configs, databases and core dumps too. As
+// `strings` does, keep runs of at least this many printable bytes; every other byte becomes a
+// newline, so offsets stay those of the file.
+constexpr std::size_t kMinPrintableRun = 8;
+
+std::string printableRuns(std::string_view data) {
+  std::string out(data.size(), '\n');
+  const auto printable = [](unsigned char c) { return (c >= 0x20 && c < 0x7F) || c == '\t'; };
+  for (std::size_t i = 0; i < data.size();) {
+    if (!printable(static_cast<unsigned char>(data[i]))) {
+      ++i;
+      continue;
+    }
+    std::size_t e = i;
+    while (e < data.size() && printable(static_cast<unsigned char>(data[e]))) ++e;
+    if (e - i >= kMinPrintableRun) std::copy(data.begin() + i, data.begin() + e, out.begin() + i);
+    i = e;
+  }
+  return out;
+}
+
+bool isJsonLinesName(std::string_view name) {
+  return name.ends_with(".jsonl") || name.ends_with(".ndjson");
+}
+
+// One finding placed in the scanned file.
+struct Placed {
+  const Finding* finding;
+  std::size_t offset;       // byte offset in the file of the finding's first byte; npos: unknown
+  std::string_view secret;  // the decoded secret, for the masked preview
+};
+
+// Scans one file's bytes the way `mcpgate scan` does: JSON (an object or array) as JSON, JSON
+// Lines line by line as JSON, binary through its printable runs, the rest as text. With
+// `text_too`, JSON is also scanned as plain text (rules lint: a benign file must be clean both
+// ways). `sink` gets every finding with its place in the file.
+void scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
+                  std::string_view name, std::string_view data, bool text_too,
+                  const std::function<void(const Placed&)>& sink) {
+  const auto scanText = [&](std::string_view text, std::size_t base) {
+    const Findings f = scanner.scanText(text, dir, policy);
+    for (const auto& item : f.items) {
+      sink(Placed{&item, base + item.start, text.substr(item.start, item.end - item.start)});
+    }
+  };
+  // Holds decoded strings alive while sink() looks at them.
+  const auto scanJson = [&](const nlohmann::json& doc, std::string_view raw, std::size_t base) {
+    const JsonStringIndex index(raw, base);
+    const Findings f = scanner.scan(doc, dir, policy);
+    for (const auto& item : f.items) {
+      const std::string value = stringAt(doc, item);
+      const std::size_t s = std::min(item.start, value.size());
+      const std::string_view secret = std::string_view(value).substr(s, item.end - s);
+      sink(Placed{&item, index.locate(item.pointer, item.in_key, item.start), secret});
+    }
+  };
+  const auto parse = [](std::string_view text) {
+    return nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  };
+  const auto structured = [](const nlohmann::json& j) {
+    return !j.is_discarded() && (j.is_object() || j.is_array());
+  };
+
+  if (looksBinary(data)) {
+    scanText(printableRuns(data), 0);
+    return;
+  }
+  if (const auto doc = parse(data); structured(doc)) {
+    scanJson(doc, data, 0);
+    if (text_too) scanText(data, 0);
+    return;
+  }
+  // JSON Lines: by name, or when every non-empty line is a JSON object or array.
+  std::vector<std::pair<std::size_t, std::size_t>> lines;
+  for (std::size_t b = 0; b < data.size();) {
+    std::size_t e = data.find('\n', b);
+    if (e == std::string_view::npos) e = data.size();
+    lines.emplace_back(b, e);
+    b = e + 1;
+  }
+  std::vector<nlohmann::json> docs(lines.size());
+  bool jsonl = isJsonLinesName(name);
+  bool any = false;
+  if (!jsonl) {
+    jsonl = true;
+    for (std::size_t k = 0; k < lines.size() && jsonl; ++k) {
+      const auto line = data.substr(lines[k].first, lines[k].second - lines[k].first);
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      docs[k] = parse(line);
+      jsonl = structured(docs[k]);
+      any = true;
+    }
+    jsonl = jsonl && any;
+  } else {
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      docs[k] = parse(data.substr(lines[k].first, lines[k].second - lines[k].first));
+    }
+  }
+  if (!jsonl) {
+    scanText(data, 0);
+    return;
+  }
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const auto line = data.substr(lines[k].first, lines[k].second - lines[k].first);
+    if (docs[k].is_discarded() || !(docs[k].is_object() || docs[k].is_array())) {
+      scanText(line, lines[k].first);  // a line that is not JSON is still scanned
+      continue;
+    }
+    scanJson(docs[k], line, lines[k].first);
+    if (text_too) scanText(line, lines[k].first);
+  }
+}
+
 // Compiled databases are cached so that running `mcpgate scan` again does not recompile the
 // packs: $MCPGATE_CACHE_DIR (empty disables), else $XDG_CACHE_HOME/mcpgate, else ~/.cache/mcpgate.
 std::filesystem::path cacheDir() {
@@ -94,48 +407,22 @@ class ScanReporter {
 
   std::size_t findings = 0;
 
-  void scanData(const std::string& name, const std::string& data) {
+  // `err` gets a notice for a binary file (scanned through its printable runs).
+  void scanData(const std::string& name, std::string_view data, std::ostream& err) {
     const Direction dir = opts_.direction.value_or(Direction::kRequest);
-    // A file that parses as JSON is scanned as JSON: per string, with pointers, decoded escapes.
-    const auto doc = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
-    if (!doc.is_discarded() && (doc.is_object() || doc.is_array())) {
-      const Findings f = scanner_.scan(doc, dir, policy_);
-      for (const auto& item : f.items) {
-        const std::string value = stringAt(doc, item);
-        const std::string_view secret = std::string_view(value).substr(
-            std::min(item.start, value.size()), item.end - std::min(item.start, item.end));
-        report(name, data, item, secret, locate(data, secret));
-      }
-      return;
+    if (looksBinary(data)) {
+      err << "mcpgate scan: " << name << ": binary file, scanning its printable runs (offsets are "
+          << "file offsets)\n";
     }
-    const Findings f = scanner_.scanText(data, dir, policy_);
-    for (const auto& item : f.items) {
-      const auto secret = std::string_view(data).substr(item.start, item.end - item.start);
-      report(name, data, item, secret, item.start);
-    }
+    const bool binary = looksBinary(data);
+    scanDocument(scanner_, policy_, dir, name, data, /*text_too=*/false, [&](const Placed& p) {
+      report(name, data, *p.finding, p.secret, p.offset, binary);
+    });
   }
 
  private:
-  static std::string stringAt(const nlohmann::json& doc, const Finding& f) {
-    try {
-      const nlohmann::json::json_pointer ptr(f.pointer);
-      if (f.in_key) return ptr.back();
-      const auto& v = doc.at(ptr);
-      return v.is_string() ? v.get<std::string>() : std::string();
-    } catch (const nlohmann::json::exception&) {
-      return {};
-    }
-  }
-
-  // Where a secret found in a JSON string sits in the file: where it appears verbatim, which is
-  // the case unless JSON escapes hide it. npos: unknown (line and column are then 0).
-  static std::size_t locate(std::string_view data, std::string_view secret) {
-    if (secret.empty()) return std::string_view::npos;
-    return data.find(secret);
-  }
-
   void report(const std::string& name, std::string_view data, const Finding& f,
-              std::string_view secret, std::size_t offset) {
+              std::string_view secret, std::size_t offset, bool binary) {
     ++findings;
     std::size_t line = 0, col = 0;
     if (offset != std::string_view::npos) std::tie(line, col) = lineColumn(data, offset);
@@ -154,6 +441,8 @@ class ScanReporter {
                           {"preview", preview}};
       if (!f.pointer.empty() || f.in_key) j["pointer"] = f.pointer;
       if (f.in_key) j["in_key"] = true;
+      if (offset != std::string_view::npos) j["offset"] = offset;
+      if (binary) j["binary"] = true;
       out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       return;
     }
@@ -161,6 +450,7 @@ class ScanReporter {
          << f.rule->id << " (" << toString(f.rule->category) << ", " << toString(f.action) << ")";
     if (!f.pointer.empty()) out_ << " at " << f.pointer << (f.in_key ? " (key)" : "");
     if (!f.decoded_by.empty()) out_ << " decoded by " << f.decoded_by;
+    if (binary) out_ << " (binary, offset " << offset << ")";
     out_ << ": " << preview << "\n";
   }
 
@@ -261,11 +551,11 @@ int runScanCommand(std::span<char* const> args, std::ostream& out, std::ostream&
       failed = true;
       return;
     }
-    if (!looksBinary(*data)) reporter.scanData(p.string(), *data);
+    reporter.scanData(p.string(), *data, err);
   };
   for (const auto& in : o.inputs) {
     if (in == "-") {
-      reporter.scanData("-", readStdin());
+      reporter.scanData("-", readStdin(), err);
       continue;
     }
     std::error_code ec;
@@ -416,12 +706,23 @@ int runRulesLint(std::span<char* const> args, std::ostream& out, std::ostream& e
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       const auto data = readFile(it->path());
-      if (!data || looksBinary(*data)) continue;
-      for (const auto& item : scanner.scanText(*data, Direction::kRequest, policy).items) {
-        const auto [line, col] = lineColumn(*data, item.start);
-        problem(item.rule->where(), "rule '" + item.rule->id + "' fires on benign " +
-                                        it->path().string() + ":" + std::to_string(line));
+      if (!data) {
+        problem(it->path().string(), "cannot read benign file");
+        continue;
       }
+      // As `mcpgate scan` reads it (JSON as JSON, with pointers and decoded escapes) and as plain
+      // text too: the gateway sees JSON, a rule author's test sees text.
+      const std::string file = it->path().string();
+      scanDocument(scanner, policy, Direction::kRequest, file, *data, /*text_too=*/true,
+                   [&](const Placed& p) {
+                     const auto line = p.offset == std::string_view::npos
+                                           ? std::size_t{0}
+                                           : lineColumn(*data, p.offset).first;
+                     std::string what = "rule '" + p.finding->rule->id + "' fires on benign " +
+                                        file + ":" + std::to_string(line);
+                     if (!p.finding->pointer.empty()) what += " at " + p.finding->pointer;
+                     problem(p.finding->rule->where(), what);
+                   });
     }
   }
   out << count << " rules, " << problems << " problems\n";

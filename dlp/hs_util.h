@@ -42,7 +42,11 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
   unsigned f = 0;
   if (r.caseless) f |= HS_FLAG_CASELESS;
   if (r.dotall) f |= HS_FLAG_DOTALL;
-  if (r.multiline) f |= HS_FLAG_MULTILINE;
+  // Always multiline for Hyperscan: a JSON message's strings are scanned joined by newlines
+  // (scanner.cc), so ^ and $ must hold at every string's edges. That is a superset of a rule's
+  // own anchors, and RE2 confirms each candidate inside its own string with the rule's flags.
+  (void)r.multiline;
+  f |= HS_FLAG_MULTILINE;
   return f;
 }
 

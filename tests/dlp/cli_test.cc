@@ -146,6 +146,156 @@ TEST_F(CliTest, RulesLintFindsDuplicatesMissingExamplesAndBenignHits) {
       << err_.str();
 }
 
+// Findings as --json objects, one per output line.
+std::vector<nlohmann::json> jsonLines(const std::string& out) {
+  std::vector<nlohmann::json> v;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) v.push_back(nlohmann::json::parse(line));
+  return v;
+}
+
+TEST_F(CliTest, ScanJsonLinesPerLineWithPointersAndLineNumbers) {
+  const std::string tok(kToken);
+  const std::string body =
+      "{\"id\": 1, \"msg\": \"clean\"}\n"
+      "{\"params\": {\"arguments\": {\"cmd\": \"echo " +
+      tok +
+      "\"}}}\n"
+      "\n"
+      "not json, but GITHUB_TOKEN=" +
+      tok + "\n";
+  for (const std::string name : {"calls.jsonl", "calls.log"}) {
+    // By extension; and without one, a file whose every line is JSON (here all but the last, so
+    // only the .jsonl name makes it JSON Lines; the .log is scanned as text).
+    const auto file = write(name, body);
+    ASSERT_EQ(run(runScanCommand, {"--json", file}), 1) << err_.str();
+    const auto items = jsonLines(out_.str());
+    ASSERT_EQ(items.size(), 2u) << out_.str();
+    EXPECT_EQ(items[0]["line"], 2);
+    EXPECT_EQ(items[0]["column"], 40);
+    EXPECT_EQ(items[1]["line"], 4);
+    EXPECT_EQ(items[1]["column"], 28);
+    EXPECT_FALSE(items[1].contains("pointer"));
+    if (name == "calls.jsonl") {
+      EXPECT_EQ(items[0]["pointer"], "/params/arguments/cmd");
+    } else {
+      EXPECT_FALSE(items[0].contains("pointer"));
+    }
+  }
+  // Every non-empty line a JSON object: JSON Lines whatever the name.
+  const auto auto_detected =
+      write("audit.log", "{\"a\": \"x\"}\n\n[\"y\", {\"t\": \"" + tok + "\"}]\n");
+  ASSERT_EQ(run(runScanCommand, {"--json", auto_detected}), 1) << err_.str();
+  const auto items = jsonLines(out_.str());
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0]["pointer"], "/1/t");
+  EXPECT_EQ(items[0]["line"], 3);
+  EXPECT_EQ(items[0]["column"], 14);
+}
+
+TEST_F(CliTest, ScanJsonReportsTheFilePlaceOfEscapedEncodedAndRepeatedSecrets) {
+  const std::string tok(kToken);
+  std::string b64;  // base64 of "token=<tok>"
+  {
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const std::string in = "token=" + tok;
+    for (std::size_t i = 0; i < in.size(); i += 3) {
+      std::uint32_t v = static_cast<unsigned char>(in[i]) << 16;
+      if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+      if (i + 2 < in.size()) v |= static_cast<unsigned char>(in[i + 2]);
+      b64 += kAlphabet[(v >> 18) & 63];
+      b64 += kAlphabet[(v >> 12) & 63];
+      b64 += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
+      b64 += i + 2 < in.size() ? kAlphabet[v & 63] : '=';
+    }
+  }
+  // Line 2: the same token twice, after escapes that shift decoded offsets. Line 3: the token's
+  // underscore escaped as \u005f, so the token never appears verbatim. Line 4: base64.
+  std::string escaped = tok;
+  escaped.replace(3, 1, "\\u005f");
+  const std::string body =
+      "{\n"
+      "  \"a\": \"\\u00e9\\t\\\"" +
+      tok + "\\\" and " + tok +
+      "\",\n"
+      "  \"b\": \"x " +
+      escaped +
+      "\",\n"
+      "  \"c\": \"data " +
+      b64 +
+      "\"\n"
+      "}\n";
+  const auto file = write("escaped.json", body);
+  ASSERT_EQ(run(runScanCommand, {"--json", file}), 1) << err_.str();
+  const auto items = jsonLines(out_.str());
+  ASSERT_EQ(items.size(), 4u) << out_.str();
+  // Columns are 1-based byte columns of the finding's first byte in the file.
+  const auto line2 = body.substr(body.find('\n') + 1);
+  EXPECT_EQ(items[0]["pointer"], "/a");
+  EXPECT_EQ(items[0]["line"], 2);
+  EXPECT_EQ(items[0]["column"], line2.find(tok) + 1);
+  EXPECT_EQ(items[1]["line"], 2);
+  EXPECT_EQ(items[1]["column"], line2.rfind(tok) + 1);
+  EXPECT_EQ(items[2]["pointer"], "/b");
+  EXPECT_EQ(items[2]["line"], 3);
+  EXPECT_EQ(items[2]["column"], 11);
+  EXPECT_EQ(items[2]["decoded_by"], "");
+  EXPECT_EQ(items[3]["pointer"], "/c");
+  EXPECT_EQ(items[3]["line"], 4);
+  EXPECT_EQ(items[3]["decoded_by"], "base64");
+  // The base64 run starts at column 14; the token is encoded from its ninth character on ("token="
+  // is the first eight), and the finding covers the characters that encode the token.
+  EXPECT_EQ(items[3]["column"], 22);
+  for (const auto& i : items)
+    EXPECT_EQ(body.substr(i["offset"].get<std::size_t>(), 1),
+              i["line"] == 4 ? b64.substr(8, 1) : "g");
+}
+
+TEST_F(CliTest, ScanBinaryFilesThroughTheirPrintableRunsWithANotice) {
+  std::string bin(
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0\0\0",
+      12);
+  bin += std::string(100, '\0');
+  const std::size_t at = bin.size() + 13;
+  bin += "GITHUB_TOKEN=" + std::string(kToken) + std::string("\0\x01\x02", 3);
+  bin += "short\0ghp_R8\0";
+  const auto file = write("app.bin", bin);
+  ASSERT_EQ(run(runScanCommand, {"--json", file}), 1) << err_.str();
+  EXPECT_NE(err_.str().find(file + ": binary file"), std::string::npos) << err_.str();
+  const auto items = jsonLines(out_.str());
+  ASSERT_FALSE(items.empty());
+  const auto gh =
+      std::ranges::find_if(items, [](const auto& j) { return j["rule"] == "github-pat-classic"; });
+  ASSERT_NE(gh, items.end()) << out_.str();
+  EXPECT_EQ((*gh)["offset"], at);
+  EXPECT_EQ((*gh)["binary"], true);
+  EXPECT_EQ(out_.str().find(kToken), std::string::npos);
+  // A clean binary still says it was read as binary, and exits 0.
+  const auto clean = write("clean.bin", std::string("\0\0\0hello world\0", 15));
+  EXPECT_EQ(run(runScanCommand, {clean}), 0);
+  EXPECT_NE(err_.str().find("binary file"), std::string::npos);
+}
+
+TEST_F(CliTest, RulesLintScansBenignJsonAsJson) {
+  // '^...$' holds only for the whole JSON string value, never inside the file's text: only a scan
+  // of the decoded JSON value finds it.
+  const auto pack = write("p/a.yaml", R"(rules:
+  - id: whole-value
+    description: a value that is exactly zzz and three digits
+    pattern: '^zzz[0-9]{3}$'
+    examples: {match: ['zzz123'], no_match: ['a zzz123']}
+)");
+  const auto benign = write("benign/msg.json", "{\"result\": {\"v\": \"zzz123\"}}\n");
+  write("benign/calls.jsonl", "{\"ok\": true}\n{\"w\": \"zzz456\"}\n");
+  EXPECT_EQ(run(runRulesCommand, {"lint", "--benign", (dir_ / "benign").string(), pack}), 1);
+  EXPECT_NE(err_.str().find("rule 'whole-value' fires on benign " + benign + ":1 at /result/v"),
+            std::string::npos)
+      << err_.str();
+  EXPECT_NE(err_.str().find("calls.jsonl:2 at /w"), std::string::npos) << err_.str();
+}
+
 TEST_F(CliTest, DefaultRulePathFollowsTheEnvironment) {
   const char* old = std::getenv("MCPGATE_RULES");
   const std::string saved = old ? old : "";

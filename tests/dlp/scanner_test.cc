@@ -133,6 +133,24 @@ TEST(Scanner, JsonScanEqualsScanningEachStringAlone) {
       got.end());
 }
 
+TEST(Scanner, AnchoredRulesHoldAtEveryJsonStringsEdges) {
+  // The strings are joined by newlines for Hyperscan: '^' and '$' must still mean the edges of
+  // each string, and only those (RE2 confirms inside the string).
+  const auto rs = testing::rulesFromYaml(R"(
+rules:
+  - id: whole
+    description: a string that is exactly zzz and three digits
+    pattern: '^zzz[0-9]{3}$'
+)");
+  ASSERT_TRUE(rs);
+  const Scanner s(rs);
+  const json msg = {{"a", "x"}, {"b", {{"c", "zzz123"}}}, {"d", "zzz456 no"}, {"e", "no zzz789"}};
+  const auto f = s.scan(msg, Direction::kRequest);
+  ASSERT_EQ(f.items.size(), 1u);
+  EXPECT_EQ(f.items[0].pointer, "/b/c");
+  EXPECT_TRUE(s.scanText("a\nzzz123", Direction::kRequest).empty());  // not multiline
+}
+
 TEST(Scanner, KeywordsMaySitInTheJsonKey) {
   const Scanner s(shippedRules());
   // A Twilio API key SID only counts next to the word twilio; here the key names it.
