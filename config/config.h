@@ -8,11 +8,18 @@
 #include <expected>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sandbox/policy.h"
+
+namespace mcpgate::dlp {
+// dlp/rule.h, declared here so that this header (included by the HTTP server)
+// does not pull in the rule model.
+enum class Action : std::uint8_t;
+}  // namespace mcpgate::dlp
 
 namespace mcpgate::config {
 
@@ -51,6 +58,17 @@ struct LimitsConfig {
   std::uint32_t max_sessions = 1024;
 };
 
+// The `dlp:` section. Closed by default: DLP is on with the shipped rule packs.
+struct DlpConfig {
+  bool enabled = true;
+  // Rule files or directories, absolute. The loader fills in the shipped packs
+  // (dlp::defaultRulePaths()) when the file names none.
+  std::vector<std::string> rules;
+  // When set, the action of every rule in that direction, instead of its own.
+  std::optional<dlp::Action> request_action;
+  std::optional<dlp::Action> response_action;
+};
+
 struct Config {
   std::string source;                     // path of the file it was loaded from
   std::string listen_host = "127.0.0.1";  // IPv6 without brackets ("::1")
@@ -70,6 +88,7 @@ struct Config {
   std::string cache_dir = defaultCacheDir();
   // The global `sandbox:` section (SandboxPolicy's defaults where it is absent).
   sandbox::SandboxPolicy sandbox;
+  DlpConfig dlp;
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code

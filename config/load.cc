@@ -24,15 +24,57 @@
 
 #include "config/address.h"
 #include "config/config.h"
+#include "config/dlp_section.h"
 #include "config/expand.h"
 #include "config/origin.h"
 #include "config/units.h"
+#include "config/yaml_support.h"
 #include "sandbox/command.h"
 #include "sandbox/policy.h"
 #include "sandbox/uts.h"
 
 namespace mcpgate::config {
+
+namespace detail {
+
+int lineOf(const YAML::Node& node) { return node.Mark().is_null() ? 0 : node.Mark().line + 1; }
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string unknownKeyMessage(std::string_view key, std::string_view where,
+                              std::initializer_list<std::string_view> known) {
+  std::string message = "unknown key '" + std::string(key) + "' " + std::string(where);
+  std::string_view best;
+  std::size_t best_distance = 3;  // more than two edits apart is a different word
+  for (std::string_view candidate : known) {
+    const std::size_t distance = editDistance(key, candidate);
+    if (distance < best_distance && distance < key.size()) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  if (!best.empty()) message += " (did you mean '" + std::string(best) + "'?)";
+  return message;
+}
+
+}  // namespace detail
+
 namespace {
+
+using detail::lineOf;
 
 namespace fs = std::filesystem;
 
@@ -89,23 +131,6 @@ std::expected<std::string, Error> readFile(const std::string& path) {
     }
   }
   return text;
-}
-
-int lineOf(const YAML::Node& node) { return node.Mark().is_null() ? 0 : node.Mark().line + 1; }
-
-std::size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 // What the sandbox would refuse at spawn time, refused at load instead: the
@@ -242,10 +267,12 @@ class Loader {
         } else {
           done = std::unexpected(settings.error());
         }
+      } else if (e.key == "dlp") {
+        done = loadDlpSection(e.key_node, e.value, file_, dir_, config.dlp);
       } else {
         done = unknownKey(e, "at top level",
                           {"listen", "allowed_origins", "log_level", "cache_dir", "servers",
-                           "mcpServers", "session", "limits", "sandbox"});
+                           "mcpServers", "session", "limits", "sandbox", "dlp"});
       }
       if (!done) return done;
     }
@@ -287,18 +314,7 @@ class Loader {
 
   [[nodiscard]] std::unexpected<Error> unknownKey(
       const Entry& e, std::string_view where, std::initializer_list<std::string_view> known) const {
-    std::string message = "unknown key '" + e.key + "' " + std::string(where);
-    std::string_view best;
-    std::size_t best_distance = 3;  // more than two edits apart is a different word
-    for (std::string_view candidate : known) {
-      const std::size_t distance = editDistance(e.key, candidate);
-      if (distance < best_distance && distance < e.key.size()) {
-        best = candidate;
-        best_distance = distance;
-      }
-    }
-    if (!best.empty()) message += " (did you mean '" + std::string(best) + "'?)";
-    return fail(lineOf(e.key_node), message);
+    return fail(lineOf(e.key_node), detail::unknownKeyMessage(e.key, where, known));
   }
 
   // A scalar value as written ("3" stays "3"). NUL bytes (from a "\0" escape)
@@ -963,6 +979,7 @@ std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path
   const Loader loader(path, std::move(dir));
   auto loaded = loader.load(root, config);
   if (!loaded) return std::unexpected(loaded.error());
+  finishDlpSection(config.dlp);
   return std::make_shared<const Config>(std::move(config));
 }
 
@@ -1089,6 +1106,8 @@ std::string describeConfig(const Config& config) {
     out << YAML::EndMap;
     out << YAML::Key << "sandbox" << YAML::Value;
     emitGlobalSandbox(out, config.sandbox);
+    out << YAML::Key << "dlp" << YAML::Value;
+    emitDlpSection(out, config.dlp);
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, server] : config.servers) emitServer(out, name, server);
     out << YAML::EndMap;

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "config/origin.h"
+#include "dlp/rule.h"
 
 namespace mcpgate::config {
 namespace {
@@ -313,8 +314,9 @@ TEST_F(LoadConfigTest, MoreThanOneDocument) {
 TEST_F(LoadConfigTest, UnknownTopLevelKey) {
   EXPECT_EQ(errorOf(std::string(kMinimal) + "listn: 127.0.0.1:80\n"),
             at(4, "unknown key 'listn' at top level (did you mean 'listen'?)"));
-  EXPECT_EQ(errorOf(std::string(kMinimal) + "dlp:\n  rules: []\n"),
-            at(4, "unknown key 'dlp' at top level"));
+  // Per-tool policy is not there yet: nobody may believe it is enforced.
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "policies:\n  - match: {}\n"),
+            at(4, "unknown key 'policies' at top level"));
   EXPECT_EQ(errorOf(std::string("sandbx: {}\n") + kMinimal),
             at(1, "unknown key 'sandbx' at top level (did you mean 'sandbox'?)"));
 }
@@ -830,6 +832,56 @@ TEST_F(LoadConfigTest, SandboxBindErrors) {
                "servers.x.sandbox.binds[0]"));
   EXPECT_EQ(errorOf(std::string("sandbox:\n  binds: {src: /}\n") + kMinimal),
             at(2, "sandbox.binds must be a list of {src, dst, ro} maps"));
+}
+
+TEST_F(LoadConfigTest, DlpIsOnWithTheShippedPacksByDefault) {
+  auto config = load(kMinimal);
+  ASSERT_NE(config, nullptr);
+  EXPECT_TRUE(config->dlp.enabled);
+  ASSERT_FALSE(config->dlp.rules.empty());
+  EXPECT_TRUE(std::filesystem::exists(config->dlp.rules[0])) << config->dlp.rules[0];
+  EXPECT_FALSE(config->dlp.request_action.has_value());
+  EXPECT_FALSE(config->dlp.response_action.has_value());
+}
+
+TEST_F(LoadConfigTest, LoadsTheDlpSection) {
+  write("mine.yaml", "rules: []\n");
+  std::filesystem::create_directory(dir_ + "/packs");
+  auto config = load(std::string(kMinimal) +
+                     "dlp:\n  enabled: false\n  rules: [mine.yaml, packs/]\n"
+                     "  default_action: {request: block, response: warn}\n");
+  ASSERT_NE(config, nullptr);
+  EXPECT_FALSE(config->dlp.enabled);
+  EXPECT_EQ(config->dlp.rules, (std::vector<std::string>{dir_ + "/mine.yaml", dir_ + "/packs/"}));
+  EXPECT_EQ(config->dlp.request_action, dlp::Action::kBlock);
+  EXPECT_EQ(config->dlp.response_action, dlp::Action::kWarn);
+  EXPECT_NE(describeConfig(*config).find("default_action: {request: block, response: warn}"),
+            std::string::npos)
+      << describeConfig(*config);
+}
+
+TEST_F(LoadConfigTest, DlpErrorsNameTheLine) {
+  const std::string base = std::string(kMinimal) + "dlp:\n";
+  EXPECT_EQ(errorOf(base + "  enabled: yes\n"), at(5, "dlp.enabled must be true or false"));
+  EXPECT_EQ(errorOf(base + "  rulez: []\n"),
+            at(5, "unknown key 'rulez' in dlp (did you mean 'rules'?)"));
+  EXPECT_EQ(errorOf(base + "  rules: []\n"),
+            at(5,
+               "dlp.rules is empty: remove it for the shipped rule packs, or set dlp.enabled: "
+               "false to turn DLP off"));
+  EXPECT_EQ(errorOf(base + "  rules: nope.yaml\n"),
+            at(5, "dlp.rules must be a list of rule files or directories"));
+  EXPECT_EQ(errorOf(base + "  rules:\n    - nope.yaml\n"),
+            at(6, "dlp.rules entry 'nope.yaml' does not exist (" + dir_ + "/nope.yaml)"));
+  EXPECT_EQ(errorOf(base + "  default_action: {request: deny}\n"),
+            at(5, "dlp.default_action.request 'deny' must be one of log, warn, redact, block"));
+  EXPECT_EQ(errorOf(base + "  default_action: {requests: block}\n"),
+            at(5, "unknown key 'requests' in dlp.default_action (did you mean 'request'?)"));
+  EXPECT_EQ(errorOf(base + "  enabled: true\n  enabled: false\n"),
+            at(6, "duplicate key 'enabled' in dlp (first on line 5)"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "dlp: on\n"), at(4, "dlp must be a map"));
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "dpl: {}\n"),
+            at(4, "unknown key 'dpl' at top level (did you mean 'dlp'?)"));
 }
 
 }  // namespace
