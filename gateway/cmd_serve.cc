@@ -15,6 +15,7 @@
 #include "config/address.h"
 #include "config/config.h"
 #include "gateway/cli.h"
+#include "gateway/dlp_filter.h"
 #include "gateway/http_server.h"
 #include "gateway/log.h"
 #include "gateway/serve_common.h"
@@ -78,6 +79,12 @@ int runServe(Args args) {
     host = parsed->host;
     port = parsed->port;
   }
+  // Before listening: a client must never reach a gateway whose rules failed to load.
+  auto filters = buildFilterChain(*config);
+  if (!filters) {
+    std::cerr << "mcpgate serve: " << filters.error() << "\n";
+    return 1;
+  }
   if (!isLoopbackHost(host)) {
     // Closed by default: no authentication exists yet, so only this host may connect.
     std::cerr << "mcpgate serve: refusing to listen on " << host
@@ -88,8 +95,7 @@ int runServe(Args args) {
 
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   asio::io_context io;
-  auto filters = std::make_shared<const FilterChain>();
-  SessionTable sessions(io, config, filters);
+  SessionTable sessions(io, config, *filters);
   HttpServer server(io, config, sessions);
   auto bound = server.listen(host == "localhost" ? "127.0.0.1" : host, port);
   if (!bound) {

@@ -17,6 +17,7 @@
 
 #include "config/config.h"
 #include "gateway/cli.h"
+#include "gateway/dlp_filter.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
 #include "gateway/serve_common.h"
@@ -147,6 +148,12 @@ int runStdio(Args args) {
   config->session.idle_timeout = std::chrono::hours(24 * 365 * 100);
   const config::ServerConfig& server = config->servers.at(server_name);
 
+  auto filters = buildFilterChain(*config);
+  if (!filters) {
+    std::cerr << "mcpgate stdio: " << filters.error() << "\n";
+    return 1;
+  }
+
   ::signal(SIGPIPE, SIG_IGN);
   asio::io_context io(1);
   // Shared with the reader thread, which may outlive this function when the
@@ -159,7 +166,7 @@ int runStdio(Args args) {
   };
   Session::Hooks hooks{nullptr, part_done};
   auto session = std::make_shared<Session>(newSessionId(), asio::make_strand(io), config, server,
-                                           std::make_shared<const FilterChain>(), hooks);
+                                           *filters, hooks);
   if (auto started = session->start(); !started) {
     std::cerr << "mcpgate stdio: cannot start MCP server '" << server_name
               << "': " << started.error() << "\n";

@@ -14,12 +14,14 @@ namespace mcpgate::gateway::jsonrpc {
 using nlohmann::json;
 
 // Error codes of the errors the gateway makes. -32700..-32600 are JSON-RPC's;
-// -32000 and -32001 are in the range JSON-RPC leaves to implementations.
+// -32000 to -32003 are in the range JSON-RPC leaves to implementations.
 inline constexpr int kParseError = -32700;
 inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kInternalError = -32603;
 inline constexpr int kUpstreamError = -32000;    // server could not start, exited, misbehaved
 inline constexpr int kUpstreamTimeout = -32001;  // server did not answer in time
+// -32002 is MCP's "resource not found"; DLP skips it so a client never confuses the two.
+inline constexpr int kDlpBlocked = -32003;  // DLP blocked the message (data names the rules)
 
 // MCP protocol revisions this gateway speaks; the first is the fallback when a
 // client sends no MCP-Protocol-Version header.

@@ -90,9 +90,20 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
         MessageContext context{server_.name, id_, Direction::kToServer};
         Verdict verdict = filters_->run(context, message);
         if (verdict.action == Verdict::Action::kReject) {
+          std::string error =
+              kind == jsonrpc::Kind::kInvalid
+                  ? std::string()
+                  : jsonrpc::errorResponse(message.contains("id") ? message["id"] : json(nullptr),
+                                           verdict.code, verdict.message, verdict.data);
           if (kind == jsonrpc::Kind::kRequest) {
-            mailbox->pushFinal(
-                jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+            mailbox->pushFinal(std::move(error));
+          } else if (kind == jsonrpc::Kind::kResponse) {
+            // The client's answer to a server request (sampling, elicitation):
+            // the server gets the error in its place rather than waiting forever.
+            to_send.push_back(std::move(error));
+          } else {
+            log::info("client notification refused by a filter; dropped",
+                      {{"server", server_.name}, {"session", id_}, {"reason", verdict.message}});
           }
           continue;
         }
@@ -176,11 +187,25 @@ void Session::fromServer(std::string line) {
     MessageContext context{server_.name, id_, Direction::kToClient};
     Verdict verdict = filters_->run(context, message);
     if (verdict.action == Verdict::Action::kReject) {
-      if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
-        std::lock_guard lock(mu_);
-        completeLocked(
-            jsonrpc::idKey(message["id"]),
-            jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+      switch (jsonrpc::classify(message)) {
+        case jsonrpc::Kind::kResponse: {
+          std::lock_guard lock(mu_);
+          completeLocked(
+              jsonrpc::idKey(message["id"]),
+              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+          return;
+        }
+        case jsonrpc::Kind::kRequest:
+          // A server request (sampling, elicitation) the client must not see:
+          // answer it here, or the server waits for an answer that never comes.
+          upstream_->send(
+              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+          return;
+        case jsonrpc::Kind::kNotification:
+        case jsonrpc::Kind::kInvalid:
+          log::info("server message refused by a filter; dropped",
+                    {{"server", server_.name}, {"session", id_}, {"reason", verdict.message}});
+          return;
       }
       return;
     }

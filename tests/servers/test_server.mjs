@@ -6,11 +6,17 @@
 // `recv <method>` (or `recv response` for a response from the client), so a
 // test can see what actually reached the server through the gateway.
 //
+// TEST_SERVER_RECORD=FILE also appends every received line, verbatim, to FILE:
+// the proof of what did (or did not) reach the server, content included.
+//
 // Tools: echo {text}, crash {}, hang {}, slow {ms}, progress {steps},
-// sample {}, log {text}, deaf {}, big {bytes}, stderr {lines}, env {name}, pid {}.
+// sample {text}, log {text}, big {bytes}, stderr {lines}, env {name}, pid {}.
 // TEST_SERVER_IGNORE_SIGTERM=1 makes the process ignore SIGTERM.
 
+import fs from 'node:fs';
 import process from 'node:process';
+
+const recordFile = process.env.TEST_SERVER_RECORD;
 
 const kSupportedVersions = ['2025-03-26', '2025-06-18', '2025-11-25'];
 const kDefaultVersion = '2025-06-18';
@@ -94,11 +100,12 @@ const tools = {
     },
   },
   sample: {
-    description: 'Asks the client for sampling/createMessage and returns its text',
-    properties: {},
-    run: async (id) => {
+    description: 'Asks the client for sampling/createMessage (with text as the prompt) and ' +
+        'returns its text',
+    properties: {text: {type: 'string'}},
+    run: async (id, args) => {
       const response = await requestClient('sampling/createMessage', {
-        messages: [{role: 'user', content: {type: 'text', text: 'say something'}}],
+        messages: [{role: 'user', content: {type: 'text', text: args.text ?? 'say something'}}],
         maxTokens: 10,
       });
       if (response.error) {
@@ -198,6 +205,7 @@ function handleRequest(message) {
 
 function handleLine(line) {
   if (line.trim() === '') return;
+  if (recordFile) fs.appendFileSync(recordFile, line + '\n');
   let message;
   try {
     message = JSON.parse(line);

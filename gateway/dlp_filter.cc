@@ -1,0 +1,187 @@
+#include "gateway/dlp_filter.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "dlp/redact.h"
+#include "dlp/rule_set.h"
+#include "gateway/jsonrpc.h"
+#include "gateway/log.h"
+
+namespace mcpgate::gateway {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+dlp::Direction dlpDirection(Direction direction) {
+  return direction == Direction::kToServer ? dlp::Direction::kRequest : dlp::Direction::kResponse;
+}
+
+// The matched text, for its masked preview only; empty if it cannot be found
+// again (then the preview is empty too, which is the safe side).
+std::string matchedText(const json& message, const dlp::Finding& finding) {
+  try {
+    const json::json_pointer pointer(finding.pointer);
+    std::string text;
+    if (finding.in_key) {
+      text = pointer.back();
+    } else {
+      const json& value = message.at(pointer);
+      if (!value.is_string()) return {};
+      text = value.get_ref<const std::string&>();
+    }
+    if (finding.start >= finding.end || finding.end > text.size()) return {};
+    return text.substr(finding.start, finding.end - finding.start);
+  } catch (const json::exception&) {
+    return {};
+  }
+}
+
+Verdict blocked(const MessageContext& context, const std::vector<std::string>& rules,
+                std::string_view why) {
+  const std::string_view direction = dlp::toString(dlpDirection(context.direction));
+  Verdict verdict;
+  verdict.action = Verdict::Action::kReject;
+  verdict.code = jsonrpc::kDlpBlocked;
+  verdict.message = "blocked by DLP: " + std::string(why);
+  verdict.data = {{"reason", "dlp_blocked"}, {"direction", direction}, {"rules", rules}};
+  return verdict;
+}
+
+dlp::Policy policyFor(const dlp::RuleSet& rules, const std::optional<dlp::Action>& action) {
+  dlp::Policy policy;
+  if (action) {
+    for (const dlp::Rule& rule : rules.rules()) policy.actions.emplace(rule.id, *action);
+  }
+  return policy;
+}
+
+// Cache directory for the compiled database, or empty when it cannot be made:
+// compiling every start is slow but correct, so that is only a warning.
+fs::path hyperscanCache(const std::string& cache_dir) {
+  const fs::path dir = fs::path(cache_dir) / "hyperscan";
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return dir;
+  fs::create_directories(dir.parent_path(), ec);
+  // Owner only: a database swapped in by someone else would change what DLP finds.
+  if (!ec && ::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    ec = std::error_code(errno, std::generic_category());
+  }
+  if (ec || !fs::is_directory(dir, ec)) {
+    log::warn("cannot create the DLP rule cache; compiling the rules without it",
+              {{"dir", dir.string()}, {"error", ec ? ec.message() : "not a directory"}});
+    return {};
+  }
+  return dir;
+}
+
+}  // namespace
+
+DlpFilter::DlpFilter(std::shared_ptr<const dlp::RuleSet> rules, dlp::Policy request,
+                     dlp::Policy response)
+    : scanner_(std::move(rules)), request_(std::move(request)), response_(std::move(response)) {}
+
+Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const {
+  const dlp::Direction direction = dlpDirection(context.direction);
+  dlp::Findings findings = scanner_.scan(
+      message, direction, direction == dlp::Direction::kRequest ? request_ : response_);
+  if (findings.failed) {
+    log::error("DLP scan failed; message blocked", {{"server", context.server},
+                                                    {"session", context.session},
+                                                    {"direction", dlp::toString(direction)}});
+    return blocked(context, {}, "the message could not be scanned");
+  }
+  if (findings.empty()) return {};
+
+  std::string method;
+  if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
+  std::vector<std::string> blocking;
+  for (const dlp::Finding& finding : findings.items) {
+    recordFinding(context, method, finding, dlp::maskedPreview(matchedText(message, finding)));
+    if (finding.action == dlp::Action::kBlock &&
+        std::ranges::find(blocking, finding.rule->id) == blocking.end()) {
+      blocking.push_back(finding.rule->id);
+    }
+  }
+
+  switch (findings.strongest()) {
+    case dlp::Action::kBlock: {
+      std::string why = "the " + std::string(dlp::toString(direction)) + " matched ";
+      for (std::size_t i = 0; i < blocking.size(); ++i) why += (i ? ", " : "") + blocking[i];
+      return blocked(context, blocking, why);
+    }
+    case dlp::Action::kRedact: {
+      auto redacted = dlp::redact(message, findings);
+      if (!redacted) {
+        // The message may be half rewritten: nothing of it may go out.
+        log::error("DLP redaction failed; message blocked", {{"server", context.server},
+                                                             {"session", context.session},
+                                                             {"error", redacted.error().message}});
+        return blocked(context, {}, "the message could not be redacted");
+      }
+      Verdict verdict;
+      verdict.modified = *redacted > 0;
+      return verdict;
+    }
+    case dlp::Action::kWarn:
+    case dlp::Action::kLog:
+      return {};
+  }
+  return {};
+}
+
+void recordFinding(const MessageContext& context, std::string_view method,
+                   const dlp::Finding& finding, std::string_view preview) {
+  json fields = {{"server", context.server},
+                 {"session", context.session},
+                 {"direction", dlp::toString(dlpDirection(context.direction))},
+                 {"method", method.empty() ? json(nullptr) : json(method)},
+                 {"rule", finding.rule->id},
+                 {"category", dlp::toString(finding.rule->category)},
+                 {"severity", dlp::toString(finding.rule->severity)},
+                 {"action", dlp::toString(finding.action)},
+                 {"pointer", finding.pointer},
+                 {"decoded_by", finding.decoded_by},
+                 {"preview", preview}};
+  if (finding.in_key) fields["in_key"] = true;
+  if (finding.action == dlp::Action::kLog) {
+    log::info("dlp finding", fields);
+  } else {
+    log::warn("dlp finding", fields);
+  }
+}
+
+std::expected<std::shared_ptr<const FilterChain>, std::string> buildFilterChain(
+    const config::Config& config) {
+  auto chain = std::make_shared<FilterChain>();
+  if (!config.dlp.enabled) {
+    log::warn("DLP is disabled by the config: messages pass unscanned",
+              {{"config", config.source}});
+    return chain;
+  }
+  std::vector<fs::path> paths(config.dlp.rules.begin(), config.dlp.rules.end());
+  if (paths.empty()) {
+    return std::unexpected(config.source +
+                           ": dlp: no rule packs found; install them, list files under "
+                           "dlp.rules, or set dlp.enabled: false");
+  }
+  dlp::LoadOptions options;
+  options.cache_dir = hyperscanCache(config.cache_dir);
+  auto rules = dlp::RuleSet::load(paths, options);
+  if (!rules) return std::unexpected("DLP rules: " + rules.error().message);
+  log::info("DLP rules loaded", {{"rules", (*rules)->size()},
+                                 {"paths", config.dlp.rules},
+                                 {"from_cache", (*rules)->fromCache()}});
+  dlp::Policy request = policyFor(**rules, config.dlp.request_action);
+  dlp::Policy response = policyFor(**rules, config.dlp.response_action);
+  chain->add(std::make_shared<const DlpFilter>(*rules, std::move(request), std::move(response)));
+  return chain;
+}
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,306 @@
+// DLP in the message path, as a client and a server of the real gateway see
+// it: the recording test server proves what did or did not reach it, and the
+// gateway log is checked for the finding and for the absence of the secret.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/gateway/harness.h"
+
+namespace mcpgate::testing {
+namespace {
+
+// A synthetic key in AWS's format (an example the shipped rule must match).
+constexpr const char* kAwsKey = "AKIA4YSNI2G3IITN5XVK";
+
+json toolCall(int id, const std::string& tool, const json& arguments) {
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "tools/call"},
+          {"params", {{"name", tool}, {"arguments", arguments}}}};
+}
+
+std::string text(const json& response) { return response["result"]["content"][0]["text"]; }
+
+// The gateway log's `"msg":"dlp finding"` lines, parsed.
+std::vector<json> findings(const std::string& log) {
+  std::vector<json> out;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"dlp finding\"") == std::string::npos) continue;
+    json entry = json::parse(line, nullptr, false);
+    if (!entry.is_discarded() && entry.value("msg", "") == "dlp finding") out.push_back(entry);
+  }
+  return out;
+}
+
+class DlpPath : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The server runs as another user inside its sandbox; it must be able to write here.
+    ASSERT_EQ(::chmod(dir_.path().c_str(), 0777), 0);
+  }
+
+  // One recording test server (with the key in its environment, for the
+  // `env` tool to return), then `rest` (the dlp: section).
+  [[nodiscard]] std::string config(const std::string& rest) const {
+    return "listen: 127.0.0.1:0\n"
+           "servers:\n"
+           "  test:\n"
+           "    command: node\n"
+           "    args: [" +
+           testServerPath() +
+           "]\n"
+           "    env: {TEST_SERVER_RECORD: /record/received.jsonl, FAKE_KEY: " +
+           kAwsKey +
+           "}\n"
+           "    sandbox:\n"
+           "      binds: [{src: " +
+           sourceDir() + "/tests/servers, dst: /opt/mcpgate-tests}, {src: " + dir_.path() +
+           ", dst: /record, ro: false}]\n"
+           "session: {idle_timeout: 60s, grace: 2s, request_timeout: 10s}\n" +
+           rest;
+  }
+
+  // Every line the server received, as it received it.
+  [[nodiscard]] std::string received() const {
+    std::ifstream in(dir_.path() + "/received.jsonl");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(DlpPath, BlockedKeyInToolArgumentsNeverReachesTheServer) {
+  Gateway gw(config("dlp: {default_action: {request: block}}\n"));
+  const std::string sid = gw.initialize("test");
+
+  auto r = gw.post("test", toolCall(7, "echo", {{"text", std::string("deploy with ") + kAwsKey}}),
+                   sid, "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
+  json body = r.json_body();
+  EXPECT_EQ(body["id"], 7);
+  EXPECT_EQ(body["error"]["code"], -32003);
+  EXPECT_TRUE(body["error"]["message"].get<std::string>().starts_with("blocked by DLP: "))
+      << body.dump();
+  EXPECT_EQ(body["error"]["data"]["reason"], "dlp_blocked");
+  EXPECT_EQ(body["error"]["data"]["direction"], "request");
+  EXPECT_EQ(body["error"]["data"]["rules"], json::array({"aws-access-key-id"}));
+
+  // The session still works, and the server saw that call but never the blocked one.
+  EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "after the block"}})),
+            "after the block");
+  const std::string seen = received();
+  EXPECT_NE(seen.find("after the block"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("deploy with"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find(kAwsKey), std::string::npos) << seen;
+
+  const std::string log = gw.log();
+  EXPECT_EQ(log.find(kAwsKey), std::string::npos) << "the gateway log holds the secret";
+  auto found = findings(log);
+  ASSERT_EQ(found.size(), 1u) << log;
+  EXPECT_EQ(found[0]["level"], "warn");
+  EXPECT_EQ(found[0]["server"], "test");
+  EXPECT_EQ(found[0]["session"], sid);
+  EXPECT_EQ(found[0]["direction"], "request");
+  EXPECT_EQ(found[0]["method"], "tools/call");
+  EXPECT_EQ(found[0]["rule"], "aws-access-key-id");
+  EXPECT_EQ(found[0]["category"], "secret");
+  EXPECT_EQ(found[0]["action"], "block");
+  EXPECT_EQ(found[0]["pointer"], "/params/arguments/text");
+  EXPECT_EQ(found[0]["decoded_by"], "");
+  const std::string preview = found[0]["preview"];
+  EXPECT_FALSE(preview.empty());
+  EXPECT_NE(preview.find('*'), std::string::npos) << preview;
+}
+
+TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
+  Gateway gw(config(""));  // no dlp: section: on, with the shipped packs
+  const std::string sid = gw.initialize("test");
+
+  auto r = gw.post("test", toolCall(8, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
+  json body = json::parse(r.body);  // still valid JSON
+  EXPECT_EQ(body["id"], 8);
+  EXPECT_EQ(text(body), "[REDACTED:aws-access-key-id]");
+
+  const std::string log = gw.log();
+  EXPECT_EQ(log.find(kAwsKey), std::string::npos) << "the gateway log holds the secret";
+  auto found = findings(log);
+  ASSERT_EQ(found.size(), 1u) << log;
+  EXPECT_EQ(found[0]["direction"], "response");
+  EXPECT_EQ(found[0]["action"], "redact");
+  EXPECT_EQ(found[0]["pointer"], "/result/content/0/text");
+}
+
+TEST_F(DlpPath, BlockedResultBecomesAnErrorForTheClient) {
+  Gateway gw(config("dlp: {default_action: {response: block}}\n"));
+  const std::string sid = gw.initialize("test");
+
+  json body = gw.callTool("test", sid, "env", {{"name", "FAKE_KEY"}}, 9);
+  EXPECT_EQ(body.dump().find(kAwsKey), std::string::npos) << body.dump();
+  EXPECT_EQ(body["id"], 9);
+  EXPECT_EQ(body["error"]["code"], -32003);
+  EXPECT_EQ(body["error"]["data"]["direction"], "response");
+  EXPECT_EQ(body["error"]["data"]["rules"], json::array({"aws-access-key-id"}));
+  EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "still here"}})), "still here");
+}
+
+TEST_F(DlpPath, WarnAndLogAreForwardedUnchangedAndLogged) {
+  const std::string rules = dir_.write("markers.yaml",
+                                       "defaults:\n"
+                                       "  category: custom\n"
+                                       "  severity: low\n"
+                                       "  directions: [request]\n"
+                                       "rules:\n"
+                                       "  - id: test-warn-marker\n"
+                                       "    description: a marker that warns\n"
+                                       "    pattern: 'WARNME-[0-9]{6}'\n"
+                                       "    action: warn\n"
+                                       "  - id: test-log-marker\n"
+                                       "    description: a marker that is only logged\n"
+                                       "    pattern: 'LOGME-[0-9]{6}'\n"
+                                       "    action: log\n");
+  Gateway gw(config("dlp:\n  rules: [" + rules + "]\n"));
+  const std::string sid = gw.initialize("test");
+
+  const std::string sent = "WARNME-123456 and LOGME-654321";
+  EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", sent}})), sent);
+  EXPECT_NE(received().find(sent), std::string::npos) << received();
+
+  auto found = findings(gw.log());
+  ASSERT_EQ(found.size(), 2u) << gw.log();
+  std::map<std::string, json> by_rule;
+  for (const json& f : found) by_rule[f["rule"]] = f;
+  EXPECT_EQ(by_rule["test-warn-marker"]["action"], "warn");
+  EXPECT_EQ(by_rule["test-warn-marker"]["level"], "warn");
+  EXPECT_EQ(by_rule["test-log-marker"]["action"], "log");
+  EXPECT_EQ(by_rule["test-log-marker"]["level"], "info");
+}
+
+TEST_F(DlpPath, DisabledForwardsEverything) {
+  Gateway gw(config("dlp: {enabled: false, default_action: {request: block, response: block}}\n"));
+  const std::string sid = gw.initialize("test");
+
+  const std::string sent = std::string("deploy with ") + kAwsKey;
+  EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", sent}})), sent);
+  EXPECT_NE(received().find(sent), std::string::npos);
+  EXPECT_TRUE(findings(gw.log()).empty()) << gw.log();
+  EXPECT_NE(gw.log().find("DLP is disabled"), std::string::npos) << gw.log();
+}
+
+TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
+  Gateway gw(config("dlp: {default_action: {request: log, response: block}}\n"));
+  const std::string sid = gw.initialize("test");
+
+  // The server asks the client to sample a prompt holding the key; the
+  // gateway answers the server itself, so its tool call ends with that error.
+  StreamingRequest call(gw.port(), "POST", "/mcp/test",
+                        {{"Content-Type", "application/json"},
+                         {"Accept", "application/json, text/event-stream"},
+                         {"Mcp-Session-Id", sid}},
+                        toolCall(11, "sample", {{"text", std::string("use ") + kAwsKey}}).dump());
+  HttpResponse done = call.finish(std::chrono::seconds(15));
+  ASSERT_EQ(done.status, 200) << done.body;
+  std::vector<json> messages = done.header("content-type") == "text/event-stream"
+                                   ? done.events()
+                                   : std::vector<json>{done.json_body()};
+  ASSERT_FALSE(messages.empty()) << done.body;
+  for (const json& m : messages) EXPECT_FALSE(m.contains("method")) << m.dump();
+  const json& answer = messages.back();
+  EXPECT_EQ(answer["id"], 11);
+  EXPECT_NE(answer["error"]["message"].get<std::string>().find("blocked by DLP"), std::string::npos)
+      << answer.dump();
+
+  // What the server got back for its sampling request: the gateway's error.
+  bool answered = false;
+  std::istringstream lines(received());
+  for (std::string line; std::getline(lines, line);) {
+    json m = json::parse(line, nullptr, false);
+    if (m.is_object() && m.contains("error") && m["error"]["code"] == -32003) {
+      answered = true;
+      EXPECT_EQ(m["error"]["data"]["direction"], "response");
+    }
+  }
+  EXPECT_TRUE(answered) << received();
+}
+
+TEST_F(DlpPath, ConfigErrorsNameTheFileAndLine) {
+  const std::string bad_action = dir_.write("action.yaml",
+                                            "servers:\n  test:\n    command: node\n"
+                                            "dlp:\n  default_action: {request: blok}\n");
+  auto run = runCommand(mcpgateBinary() + " serve -c " + bad_action);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find(bad_action +
+                            ":5: dlp.default_action.request 'blok' must be one of log, warn, "
+                            "redact, block"),
+            std::string::npos)
+      << run.output;
+
+  const std::string typo = dir_.write("typo.yaml",
+                                      "servers:\n  test:\n    command: node\n"
+                                      "dlp:\n  enable: false\n");
+  run = runCommand(mcpgateBinary() + " config check " + typo);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find(typo + ":5: unknown key 'enable' in dlp (did you mean 'enabled'?)"),
+            std::string::npos)
+      << run.output;
+
+  const std::string missing = dir_.write("missing.yaml",
+                                         "servers:\n  test:\n    command: node\n"
+                                         "dlp:\n  rules:\n    - rules/nowhere.yaml\n");
+  run = runCommand(mcpgateBinary() + " config check " + missing);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find(missing + ":6: dlp.rules entry 'rules/nowhere.yaml' does not exist"),
+            std::string::npos)
+      << run.output;
+}
+
+TEST_F(DlpPath, ConfigCheckShowsTheSection) {
+  (void)dir_.write("mine.yaml",
+                   "rules:\n  - id: mine\n    description: d\n    pattern: 'MINE-[0-9]{4}'\n");
+  const std::string file = dir_.write("gw.yaml",
+                                      "servers:\n  test:\n    command: node\n"
+                                      "dlp:\n  rules: [mine.yaml]\n"
+                                      "  default_action: {request: block, response: redact}\n");
+  auto run = runCommand(mcpgateBinary() + " config check " + file);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("dlp:\n  enabled: true\n  rules:\n    - " + dir_.path() +
+                            "/mine.yaml\n  default_action: {request: block, response: redact}"),
+            std::string::npos)
+      << run.output;
+
+  const std::string defaults =
+      dir_.write("defaults.yaml", "servers:\n  test:\n    command: node\n");
+  run = runCommand(mcpgateBinary() + " config check " + defaults);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("dlp:\n  enabled: true\n  rules:\n    - "), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("/rules\n"), std::string::npos) << run.output;
+}
+
+TEST_F(DlpPath, BrokenRuleFileFailsStartupWithItsLine) {
+  const std::string rules = dir_.write("broken.yaml",
+                                       "rules:\n"
+                                       "  - id: broken\n"
+                                       "    description: an unbalanced group\n"
+                                       "    pattern: 'abc(def'\n");
+  const std::string file = dir_.write("gw.yaml", config("dlp:\n  rules: [" + rules + "]\n"));
+  auto run = runCommand(mcpgateBinary() + " serve -c " + file);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find(rules + ":"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("listening"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace mcpgate::testing
