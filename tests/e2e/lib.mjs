@@ -50,8 +50,9 @@ process.on('exit', () => {
 });
 
 // Writes a gateway config with one server, `everything`, to a fresh temp dir
-// that is removed when the test process exits.
-export function writeEverythingConfig() {
+// that is removed when the test process exits. `extraLines` are appended
+// (top-level sections such as `dlp:`).
+export function writeEverythingConfig(extraLines = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-e2e-'));
   tempDirs.push(dir);
   const file = path.join(dir, 'mcpgate.yaml');
@@ -65,6 +66,7 @@ export function writeEverythingConfig() {
     `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, ` +
         'dst: /opt/mcp/node_modules}]}',
     'session: {idle_timeout: 60s, grace: 2s}',
+    ...extraLines,
     '',
   ].join('\n'));
   return file;
