@@ -296,6 +296,17 @@ TEST_F(CliTest, RulesLintScansBenignJsonAsJson) {
   EXPECT_NE(err_.str().find("calls.jsonl:2 at /w"), std::string::npos) << err_.str();
 }
 
+TEST_F(CliTest, DefaultRulePathFindsAnInstalledTreeBeforeTheSources) {
+  // An installed (or relocated) tree: <prefix>/bin/mcpgate next to <prefix>/share/mcpgate/rules.
+  const auto rules = dir_ / "prefix" / "share" / "mcpgate" / "rules";
+  std::filesystem::create_directories(rules);
+  EXPECT_EQ(defaultRulePathsFor(dir_ / "prefix" / "bin" / "mcpgate"),
+            std::vector<std::filesystem::path>{rules});
+  // Without that directory, a binary of this build tree uses the source tree's packs.
+  EXPECT_EQ(defaultRulePathsFor(std::filesystem::path(MCPGATE_BINARY_DIR) / "gateway" / "mcpgate"),
+            std::vector<std::filesystem::path>{testing::sourceDir() / "rules"});
+}
+
 TEST_F(CliTest, DefaultRulePathFollowsTheEnvironment) {
   const char* old = std::getenv("MCPGATE_RULES");
   const std::string saved = old ? old : "";
