@@ -235,6 +235,54 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
   EXPECT_TRUE(answered) << received();
 }
 
+TEST_F(DlpPath, ClientAnswerToASamplingRequestIsScannedToo) {
+  Gateway gw(config("dlp: {default_action: {request: block}}\n"));
+  const std::string sid = gw.initialize("test");
+  StreamingRequest call(gw.port(), "POST", "/mcp/test",
+                        {{"Content-Type", "application/json"},
+                         {"Accept", "application/json, text/event-stream"},
+                         {"Mcp-Session-Id", sid}},
+                        toolCall(12, "sample", json::object()).dump());
+  ASSERT_TRUE(call.readUntil("sampling/createMessage", std::chrono::seconds(5))) << call.raw();
+  json request = parseResponse(call.raw()).events().at(0);
+
+  // The client's answer holds the key: the server gets the gateway's error instead.
+  json answer = {{"jsonrpc", "2.0"},
+                 {"id", request["id"]},
+                 {"result",
+                  {{"role", "assistant"},
+                   {"model", "test-model"},
+                   {"content", {{"type", "text"}, {"text", std::string("here: ") + kAwsKey}}}}}};
+  EXPECT_EQ(gw.post("test", answer, sid).status, 202);
+  auto events = call.finish().events();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["id"], 12);
+  EXPECT_NE(events.back()["error"]["message"].get<std::string>().find("blocked by DLP"),
+            std::string::npos)
+      << events.back().dump();
+  EXPECT_EQ(received().find(kAwsKey), std::string::npos) << received();
+}
+
+TEST_F(DlpPath, BlockedServerNotificationIsDropped) {
+  Gateway gw(config("dlp: {default_action: {request: log, response: block}}\n"));
+  const std::string sid = gw.initialize("test");
+  StreamingRequest call(gw.port(), "POST", "/mcp/test",
+                        {{"Content-Type", "application/json"},
+                         {"Accept", "application/json, text/event-stream"},
+                         {"Mcp-Session-Id", sid}},
+                        toolCall(13, "log", {{"text", std::string("key ") + kAwsKey}}).dump());
+  HttpResponse done = call.finish(std::chrono::seconds(15));
+  ASSERT_EQ(done.status, 200) << done.body;
+  EXPECT_EQ(done.body.find(kAwsKey), std::string::npos) << done.body;
+  std::vector<json> messages = done.header("content-type") == "text/event-stream"
+                                   ? done.events()
+                                   : std::vector<json>{done.json_body()};
+  ASSERT_EQ(messages.size(), 1u) << done.body;
+  EXPECT_EQ(text(messages[0]), "logged");
+  EXPECT_NE(gw.log().find("server message refused by a filter; dropped"), std::string::npos)
+      << gw.log();
+}
+
 TEST_F(DlpPath, ConfigErrorsNameTheFileAndLine) {
   const std::string bad_action = dir_.write("action.yaml",
                                             "servers:\n  test:\n    command: node\n"

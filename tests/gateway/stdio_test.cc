@@ -142,6 +142,25 @@ TEST(Stdio, ServerCrashFailsPendingRequestAndExitsNonZero) {
   EXPECT_EQ(WEXITSTATUS(*status), 1);
 }
 
+TEST(Stdio, DlpBlocksAndRedactsAsOverHttp) {
+  const std::string key = "AKIA4YSNI2G3IITN5XVK";  // synthetic, in AWS's format
+  StdioGateway gw("servers:\n" + testServerYaml("test", "    env: {FAKE_KEY: " + key + "}\n") +
+                  "dlp: {default_action: {request: block}}\n");
+  gw.send(
+      R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
+      key + R"("}}})");
+  json blocked = gw.receive();
+  EXPECT_EQ(blocked["id"], 5);
+  EXPECT_EQ(blocked["error"]["code"], -32003);
+  EXPECT_EQ(blocked["error"]["data"]["rules"], json::array({"aws-access-key-id"}));
+  // Responses keep the rules' own action (redact for this one).
+  gw.send(
+      R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"env","arguments":{"name":"FAKE_KEY"}}})");
+  json redacted = gw.receive();
+  EXPECT_EQ(redacted["id"], 6);
+  EXPECT_EQ(redacted["result"]["content"][0]["text"], "[REDACTED:aws-access-key-id]");
+}
+
 TEST(Stdio, UnknownServerIsAClearError) {
   TempDir dir;
   std::string cfg = dir.write("c.yaml", config());
