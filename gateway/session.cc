@@ -68,6 +68,15 @@ std::expected<void, std::string> Session::start() {
 
 Session::Accepted Session::fromClient(std::vector<json> messages, std::string original,
                                       const std::shared_ptr<Mailbox>& mailbox) {
+  // Scanned before taking the lock: a long scan must not hold up the server's
+  // answers (or other clients' requests) in this session.
+  std::vector<Verdict> verdicts(messages.size());
+  if (!filters_->empty()) {
+    MessageContext context{server_.name, id_, Direction::kToServer};
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      verdicts[i] = filters_->run(context, messages[i]);
+    }
+  }
   std::vector<std::string> to_send;
   {
     std::lock_guard lock(mu_);
@@ -75,7 +84,9 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
     auto now = Clock::now();
     last_activity_ = now;
     const bool single = messages.size() == 1;
-    for (auto& message : messages) {
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      json& message = messages[i];
+      const Verdict& verdict = verdicts[i];
       auto kind = jsonrpc::classify(message);
       std::string key = kind == jsonrpc::Kind::kRequest ? jsonrpc::idKey(message["id"]) : "";
       if (kind == jsonrpc::Kind::kRequest && pending_.contains(key)) {
@@ -85,29 +96,23 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
                                    gatewayData("duplicate_id", server_.name)));
         continue;
       }
-      bool modified = false;
-      if (!filters_->empty()) {
-        MessageContext context{server_.name, id_, Direction::kToServer};
-        Verdict verdict = filters_->run(context, message);
-        if (verdict.action == Verdict::Action::kReject) {
-          std::string error =
-              kind == jsonrpc::Kind::kInvalid
-                  ? std::string()
-                  : jsonrpc::errorResponse(message.contains("id") ? message["id"] : json(nullptr),
-                                           verdict.code, verdict.message, verdict.data);
-          if (kind == jsonrpc::Kind::kRequest) {
-            mailbox->pushFinal(std::move(error));
-          } else if (kind == jsonrpc::Kind::kResponse) {
-            // The client's answer to a server request (sampling, elicitation):
-            // the server gets the error in its place rather than waiting forever.
-            to_send.push_back(std::move(error));
-          } else {
-            log::info("client notification refused by a filter; dropped",
-                      {{"server", server_.name}, {"session", id_}, {"reason", verdict.message}});
-          }
-          continue;
+      if (verdict.action == Verdict::Action::kReject) {
+        std::string error =
+            kind == jsonrpc::Kind::kInvalid
+                ? std::string()
+                : jsonrpc::errorResponse(message.contains("id") ? message["id"] : json(nullptr),
+                                         verdict.code, verdict.message, verdict.data);
+        if (kind == jsonrpc::Kind::kRequest) {
+          mailbox->pushFinal(std::move(error));
+        } else if (kind == jsonrpc::Kind::kResponse) {
+          // The client's answer to a server request (sampling, elicitation):
+          // the server gets the error in its place rather than waiting forever.
+          to_send.push_back(std::move(error));
+        } else {
+          log::info("client notification refused by a filter; dropped",
+                    {{"server", server_.name}, {"session", id_}, {"reason", verdict.message}});
         }
-        modified = verdict.modified;
+        continue;
       }
       if (kind == jsonrpc::Kind::kRequest) {
         Pending pending{mailbox, next_seq_++, now + config_->session.request_timeout, "",
@@ -135,7 +140,7 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
           }
         }
       }
-      if (single && !modified) {
+      if (single && !verdict.modified) {
         jsonrpc::flattenToLine(original);
         to_send.push_back(std::move(original));
       } else {
