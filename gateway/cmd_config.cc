@@ -4,6 +4,7 @@
 
 #include "config/config.h"
 #include "gateway/cli.h"
+#include "gateway/dlp_filter.h"
 
 namespace mcpgate::gateway {
 
@@ -16,6 +17,13 @@ int runConfigCheck(Args args) {
   if (!config) {
     std::cerr << config.error().message << "\n";
     return 1;
+  }
+  // The rules too: a pack that would stop `serve` at startup fails the check.
+  if ((*config)->dlp.enabled) {
+    if (auto rules = loadDlpRules(**config); !rules) {
+      std::cerr << rules.error() << "\n";
+      return 1;
+    }
   }
   std::cout << config::describeConfig(**config);
   return 0;

@@ -157,14 +157,8 @@ void recordFinding(const MessageContext& context, std::string_view method,
   }
 }
 
-std::expected<std::shared_ptr<const FilterChain>, std::string> buildFilterChain(
+std::expected<std::shared_ptr<const dlp::RuleSet>, std::string> loadDlpRules(
     const config::Config& config) {
-  auto chain = std::make_shared<FilterChain>();
-  if (!config.dlp.enabled) {
-    log::warn("DLP is disabled by the config: messages pass unscanned",
-              {{"config", config.source}});
-    return chain;
-  }
   std::vector<fs::path> paths(config.dlp.rules.begin(), config.dlp.rules.end());
   if (paths.empty()) {
     return std::unexpected(config.source +
@@ -175,6 +169,19 @@ std::expected<std::shared_ptr<const FilterChain>, std::string> buildFilterChain(
   options.cache_dir = hyperscanCache(config.cache_dir);
   auto rules = dlp::RuleSet::load(paths, options);
   if (!rules) return std::unexpected("DLP rules: " + rules.error().message);
+  return *rules;
+}
+
+std::expected<std::shared_ptr<const FilterChain>, std::string> buildFilterChain(
+    const config::Config& config) {
+  auto chain = std::make_shared<FilterChain>();
+  if (!config.dlp.enabled) {
+    log::warn("DLP is disabled by the config: messages pass unscanned",
+              {{"config", config.source}});
+    return chain;
+  }
+  auto rules = loadDlpRules(config);
+  if (!rules) return std::unexpected(rules.error());
   log::info("DLP rules loaded", {{"rules", (*rules)->size()},
                                  {"paths", config.dlp.rules},
                                  {"from_cache", (*rules)->fromCache()}});

@@ -31,6 +31,11 @@ class DlpFilter final : public MessageFilter {
   dlp::Policy response_;
 };
 
+// The rules the config names, loaded and compiled (the database cached under
+// <cache_dir>/hyperscan). An error names the rule file and line.
+[[nodiscard]] std::expected<std::shared_ptr<const dlp::RuleSet>, std::string> loadDlpRules(
+    const config::Config& config);
+
 // The filters `serve` and `stdio` run on every message: DLP unless the config
 // turns it off (then the chain is empty and no message is scanned). Loads and
 // compiles the rules once, with the Hyperscan database cached under

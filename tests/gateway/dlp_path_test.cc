@@ -346,8 +346,12 @@ TEST_F(DlpPath, BrokenRuleFileFailsStartupWithItsLine) {
   const std::string file = dir_.write("gw.yaml", config("dlp:\n  rules: [" + rules + "]\n"));
   auto run = runCommand(mcpgateBinary() + " serve -c " + file);
   EXPECT_EQ(run.exit_code, 1) << run.output;
-  EXPECT_NE(run.output.find(rules + ":"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(rules + ":2: rule 'broken'"), std::string::npos) << run.output;
   EXPECT_EQ(run.output.find("listening"), std::string::npos) << run.output;
+
+  run = runCommand(mcpgateBinary() + " config check " + file);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find(rules + ":2: rule 'broken'"), std::string::npos) << run.output;
 }
 
 }  // namespace
