@@ -188,6 +188,34 @@ TEST_F(DlpPath, WarnAndLogAreForwardedUnchangedAndLogged) {
   EXPECT_EQ(by_rule["test-log-marker"]["level"], "info");
 }
 
+TEST_F(DlpPath, ToolDefinitionsInToolsListAreScanned) {
+  const std::string rules = dir_.write("definitions.yaml",
+                                       "rules:\n"
+                                       "  - id: test-description-marker\n"
+                                       "    description: the echo tool's description\n"
+                                       "    category: injection\n"
+                                       "    pattern: 'Returns its text argument'\n"
+                                       "    directions: [response]\n"
+                                       "    action: redact\n");
+  Gateway gw(config("dlp:\n  rules: [" + rules + "]\n"));
+  const std::string sid = gw.initialize("test");
+  auto r = gw.post("test", {{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/list"}}, sid,
+                   "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  bool seen = false;
+  const json body = r.json_body();
+  for (const json& tool : body["result"]["tools"]) {
+    if (tool["name"] != "echo") continue;
+    seen = true;
+    EXPECT_EQ(tool["description"], "[REDACTED:test-description-marker]");
+  }
+  EXPECT_TRUE(seen) << r.body;
+  auto found = findings(gw.log());
+  ASSERT_EQ(found.size(), 1u) << gw.log();
+  EXPECT_EQ(found[0]["category"], "injection");
+  EXPECT_EQ(found[0]["direction"], "response");
+}
+
 TEST_F(DlpPath, DisabledForwardsEverything) {
   Gateway gw(config("dlp: {enabled: false, default_action: {request: block, response: block}}\n"));
   const std::string sid = gw.initialize("test");
