@@ -127,9 +127,9 @@ TEST_F(SandboxRunFromConfig, ReportsAnUnknownServerAndConfigErrors) {
       << "sandbox: {commands: [node]}\nservers:\n  x: {command: python3}\n";
   r = run({kMcpgate, "sandbox", "run", "-c", dir_ + "/bad.yaml", "--server", "x"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            "sandbox run: " + dir_ +
-                "/bad.yaml:3: servers.x.command 'python3' is not in sandbox.commands [node]\n");
+  EXPECT_EQ(r.err, "sandbox run: " + dir_ +
+                       "/bad.yaml:3: servers.x.command: command 'python3' (/usr/bin/python3) is "
+                       "not in the sandbox command allowlist [node]; add it to sandbox.commands\n");
 
   r = run({kMcpgate, "sandbox", "run", "-c", dir_ + "/gw.yaml", "--server", "echo", "--", "sh"});
   EXPECT_EQ(r.code, 2);
