@@ -10,7 +10,7 @@
 //   spawn_bench [--rounds N] [--init LABEL=BINARY]... [--only TEXT]
 //
 // Each --init adds an "mcpgate" variant whose init is BINARY (a binary whose
-// main() dispatches sandbox-init); without one, spawn()'s own default is used.
+// main() dispatches sandbox-init), e.g. gateway/mcpgate-sandbox-init.
 // One more variant runs the first init without the cgroup limits (memory 0,
 // processes 0), to show what that layer costs.
 // CPU time is the whole reaped tree's (RUSAGE_CHILDREN), per spawn.
@@ -170,7 +170,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (inits.empty()) inits.emplace_back("default init", "");
+  // spawn()'s default would be this harness itself, which has no sandbox-init mode.
+  if (inits.empty()) {
+    std::fprintf(stderr, "spawn_bench: give at least one --init LABEL=BINARY\n");
+    return 2;
+  }
 
   struct Server {
     std::string name, command;
@@ -201,7 +205,7 @@ int main(int argc, char** argv) {
       policy.commands = {s.command};
       policy.arg_deny.clear();  // the one-liners hold ';' and quotes
       sandboxed.sandbox = policy;
-      if (!binary.empty()) sandboxed.init_binary = binary;
+      sandboxed.init_binary = binary;
       variants.push_back({s.name + ": mcpgate spawn(), " + label, sandboxed, {}, {}});
     }
     // What the cgroup layer costs, through the first init.
