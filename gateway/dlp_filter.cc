@@ -99,7 +99,7 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
   }
   if (findings.empty()) return {};
 
-  std::string method;
+  std::string method(context.request_method);
   if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
   std::vector<std::string> blocking;
   for (const dlp::Finding& finding : findings.items) {

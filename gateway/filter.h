@@ -18,6 +18,9 @@ struct MessageContext {
   std::string_view server;
   std::string_view session;
   Direction direction;
+  // For a response: the method of the request it answers, if the gateway
+  // knows it (a response carries no method of its own).
+  std::string_view request_method = {};
 };
 
 struct Verdict {

@@ -115,8 +115,13 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
         continue;
       }
       if (kind == jsonrpc::Kind::kRequest) {
-        Pending pending{mailbox, next_seq_++, now + config_->session.request_timeout, "",
-                        message["method"] == "initialize"};
+        Pending pending{
+            mailbox,
+            next_seq_++,
+            now + config_->session.request_timeout,
+            "",
+            message["method"] == "initialize",
+            message["method"].is_string() ? message["method"].get<std::string>() : std::string()};
         if (auto params = message.find("params"); params != message.end() && params->is_object()) {
           if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
             if (auto token = meta->find("progressToken"); token != meta->end()) {
@@ -189,7 +194,14 @@ void Session::fromServer(std::string line) {
   }
   json& message = *parsed;
   if (!filters_->empty()) {
-    MessageContext context{server_.name, id_, Direction::kToClient};
+    std::string request_method;
+    if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
+      std::lock_guard lock(mu_);
+      if (auto it = pending_.find(jsonrpc::idKey(message["id"])); it != pending_.end()) {
+        request_method = it->second.method;
+      }
+    }
+    MessageContext context{server_.name, id_, Direction::kToClient, request_method};
     Verdict verdict = filters_->run(context, message);
     if (verdict.action == Verdict::Action::kReject) {
       switch (jsonrpc::classify(message)) {

@@ -68,6 +68,7 @@ class Session : public std::enable_shared_from_this<Session> {
     std::chrono::steady_clock::time_point deadline;
     std::string progress_key;
     bool initialize;
+    std::string method;  // for the log lines about its response
   };
 
   void fromServer(std::string line);  // on the strand

@@ -139,6 +139,7 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
   auto found = findings(log);
   ASSERT_EQ(found.size(), 1u) << log;
   EXPECT_EQ(found[0]["direction"], "response");
+  EXPECT_EQ(found[0]["method"], "tools/call");  // of the request this result answers
   EXPECT_EQ(found[0]["action"], "redact");
   EXPECT_EQ(found[0]["pointer"], "/result/content/0/text");
 }
