@@ -72,6 +72,20 @@ TEST(Gates, TwoGatesMergeOverlappingWindows) {
   EXPECT_FALSE(g.add({"[0-9]", "[0-9]", kMaxGateMin + 1}));
 }
 
+TEST(Gates, ManyClassesFallBackToRangeComparesWithTheSameResult) {
+  // More distinct nibble rectangles than the 8 bits of the AVX2 tables: the SSE2 range path runs.
+  Gates g;
+  ASSERT_TRUE(g.add({"[0-9 -]", "[0-9]", 16}));
+  const char* letters[] = {"[A]", "[AB]", "[A-C]", "[A-D]", "[A-E]", "[A-F]", "[A-G]", "[A-H]"};
+  for (const char* c : letters) ASSERT_TRUE(g.add({c, c, 60}));
+  const std::string card = "4111111111111111";
+  for (std::size_t pad = 0; pad < 130; pad += 7) {
+    const std::string text = std::string(pad, 'x') + card + "y";
+    EXPECT_EQ(windowsOf(g, text), (Windows{{pad, pad + card.size()}})) << "pad " << pad;
+  }
+  EXPECT_TRUE(windowsOf(g, std::string(100, 'A') + "!").size() == 1);
+}
+
 // The gate only narrows where Hyperscan looks: a gated rule finds exactly what it finds without
 // the gate, wherever the match sits in a long text.
 TEST(Gates, GatedRuleFindsWhatTheUngatedRuleFinds) {
