@@ -1,8 +1,10 @@
 #include "gateway/dlp_filter.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -62,20 +64,29 @@ dlp::Policy policyFor(const dlp::RuleSet& rules, const std::optional<dlp::Action
   return policy;
 }
 
-// Cache directory for the compiled database, or empty when it cannot be made:
-// compiling every start is slow but correct, so that is only a warning.
+// Cache directory for the compiled database, or empty when it cannot be made
+// or is not safe: compiling every start is slow but correct, so that is only
+// a warning. A database swapped in by someone else would change what DLP
+// finds, so the directory must be ours and writable by no one else.
 fs::path hyperscanCache(const std::string& cache_dir) {
   const fs::path dir = fs::path(cache_dir) / "hyperscan";
   std::error_code ec;
-  if (fs::is_directory(dir, ec)) return dir;
   fs::create_directories(dir.parent_path(), ec);
-  // Owner only: a database swapped in by someone else would change what DLP finds.
   if (!ec && ::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     ec = std::error_code(errno, std::generic_category());
   }
-  if (ec || !fs::is_directory(dir, ec)) {
-    log::warn("cannot create the DLP rule cache; compiling the rules without it",
-              {{"dir", dir.string()}, {"error", ec ? ec.message() : "not a directory"}});
+  std::string problem = ec ? ec.message() : "";
+  struct stat st {};
+  if (problem.empty() && ::lstat(dir.c_str(), &st) != 0) {
+    problem = std::error_code(errno, std::generic_category()).message();
+  }
+  if (problem.empty() && !S_ISDIR(st.st_mode)) problem = "not a directory";
+  if (problem.empty() && (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0)) {
+    problem = "owned by another user or writable by others";
+  }
+  if (!problem.empty()) {
+    log::warn("cannot use the DLP rule cache; compiling the rules without it",
+              {{"dir", dir.string()}, {"error", problem}});
     return {};
   }
   return dir;

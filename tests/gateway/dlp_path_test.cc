@@ -312,6 +312,25 @@ TEST_F(DlpPath, BlockedServerNotificationIsDropped) {
       << gw.log();
 }
 
+TEST_F(DlpPath, RuleCacheIsUsedOnlyWhenNobodyElseCanWriteIt) {
+  const std::string cache = dir_.path() + "/cache";
+  {
+    Gateway gw(config("cache_dir: " + cache + "\n"));
+    EXPECT_EQ(gw.log().find("DLP rule cache"), std::string::npos) << gw.log();
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat((cache + "/hyperscan").c_str(), &st), 0) << "no cache directory made";
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+
+  // Writable by others: a swapped database could blind DLP, so it is not used.
+  ASSERT_EQ(::chmod((cache + "/hyperscan").c_str(), 0777), 0);
+  Gateway gw(config("cache_dir: " + cache + "\n"));
+  EXPECT_NE(gw.log().find("cannot use the DLP rule cache"), std::string::npos) << gw.log();
+  const std::string sid = gw.initialize("test");
+  auto r = gw.post("test", toolCall(4, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+  EXPECT_EQ(text(r.json_body()), "[REDACTED:aws-access-key-id]");  // DLP still on
+}
+
 TEST_F(DlpPath, ConfigErrorsNameTheFileAndLine) {
   const std::string bad_action = dir_.write("action.yaml",
                                             "servers:\n  test:\n    command: node\n"
