@@ -56,6 +56,20 @@ Verdict blocked(const MessageContext& context, const std::vector<std::string>& r
   return verdict;
 }
 
+// A redaction in "id", "method" or "jsonrpc" would break the exchange itself
+// (the answer could not be matched to its request), so such a message is
+// blocked instead: the sender gets a clear error rather than a hang.
+const dlp::Finding* inRoutingMember(const dlp::Findings& findings) {
+  for (const dlp::Finding& finding : findings.items) {
+    if (finding.action < dlp::Action::kRedact) continue;
+    if (finding.pointer == "/id" || finding.pointer == "/method" || finding.pointer == "/jsonrpc" ||
+        (finding.in_key && finding.pointer.find('/', 1) == std::string::npos)) {
+      return &finding;
+    }
+  }
+  return nullptr;
+}
+
 dlp::Policy policyFor(const dlp::RuleSet& rules, const std::optional<dlp::Action>& action) {
   dlp::Policy policy;
   if (action) {
@@ -128,6 +142,12 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
       return blocked(context, blocking, why);
     }
     case dlp::Action::kRedact: {
+      if (const dlp::Finding* routing = inRoutingMember(findings)) {
+        return blocked(context, {routing->rule->id},
+                       "the " + std::string(dlp::toString(direction)) + " matched " +
+                           routing->rule->id + " in " + routing->pointer +
+                           ", which cannot be redacted");
+      }
       auto redacted = dlp::redact(message, findings);
       if (!redacted) {
         // The message may be half rewritten: nothing of it may go out.

@@ -217,6 +217,31 @@ TEST_F(DlpPath, ToolDefinitionsInToolsListAreScanned) {
   EXPECT_EQ(found[0]["direction"], "response");
 }
 
+TEST_F(DlpPath, AMatchInTheRequestIdIsBlockedNotRedacted) {
+  const std::string rules = dir_.write("ids.yaml",
+                                       "rules:\n"
+                                       "  - id: test-id-marker\n"
+                                       "    description: a marker that is redacted\n"
+                                       "    pattern: 'MARK-[0-9]{4}'\n"
+                                       "    action: redact\n");
+  Gateway gw(config("dlp:\n  rules: [" + rules + "]\n"));
+  const std::string sid = gw.initialize("test");
+
+  // Redacted in a value: forwarded with the span replaced.
+  EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "a MARK-1234 b"}})),
+            "a [REDACTED:test-id-marker] b");
+  // In the id, a redaction would leave the answer unmatched: a clean error instead.
+  json call = toolCall(0, "echo", {{"text", "x"}});
+  call["id"] = "MARK-5678";
+  auto r = gw.post("test", call, sid, "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json body = r.json_body();
+  EXPECT_EQ(body["id"], "MARK-5678");
+  EXPECT_EQ(body["error"]["code"], -32003);
+  EXPECT_EQ(body["error"]["data"]["rules"], json::array({"test-id-marker"}));
+  EXPECT_EQ(received().find("MARK-5678"), std::string::npos) << received();
+}
+
 TEST_F(DlpPath, DisabledForwardsEverything) {
   Gateway gw(config("dlp: {enabled: false, default_action: {request: block, response: block}}\n"));
   const std::string sid = gw.initialize("test");
