@@ -68,6 +68,7 @@ std::string stringAt(const nlohmann::json& doc, const Finding& f) {
     const nlohmann::json::json_pointer ptr(f.pointer);
     if (f.in_key) return ptr.back();
     const auto& v = doc.at(ptr);
+    if (v.is_number_integer()) return v.dump();  // scanned as its text (see scanner.cc)
     return v.is_string() ? v.get<std::string>() : std::string();
   } catch (const nlohmann::json::exception&) {
     return {};
@@ -230,7 +231,8 @@ class JsonStringIndex {
         ptr.resize(mark);
       }
     }
-    // A number, true, false or null.
+    // A number, true, false or null. Long integers are scanned as their text.
+    values_[ptr] = i;
     while (i < raw_.size() && raw_[i] != ',' && raw_[i] != '}' && raw_[i] != ']' &&
            raw_[i] != ' ' && raw_[i] != '\n' && raw_[i] != '\r' && raw_[i] != '\t') {
       ++i;

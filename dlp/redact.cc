@@ -127,9 +127,14 @@ std::expected<std::size_t, Error> redact(nlohmann::json& message, const Findings
       const auto& [pointer, in_key] = target;
       if (!in_key) {
         nlohmann::json& v = message.at(nlohmann::json::json_pointer(pointer));
-        if (!v.is_string())
+        if (v.is_number_integer()) {
+          // Scanned as its text (see JsonWalker): the redacted value becomes a string.
+          v = redactText(v.dump(), list, options);
+        } else if (v.is_string()) {
+          v = redactText(v.get_ref<const std::string&>(), list, options);
+        } else {
           return std::unexpected(Error{"redact: " + pointer + " is not a string"});
-        v = redactText(v.get_ref<const std::string&>(), list, options);
+        }
         ++changed;
       }
     }

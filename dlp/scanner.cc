@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <tuple>
 #include <utility>
@@ -402,6 +403,9 @@ void appendPointerToken(std::string& ptr, std::string_view key) {
   }
 }
 
+// Integers with at least this many digits (9: a US SSN) are scanned as text.
+constexpr std::int64_t kMinScannedInteger = 100'000'000;
+
 class JsonWalker {
  public:
   JsonWalker(const RuleSet& rs, Direction dir, const Policy& policy, Findings& out)
@@ -436,6 +440,17 @@ class JsonWalker {
         }
         break;
       }
+      case nlohmann::json::value_t::number_unsigned:
+      case nlohmann::json::value_t::number_integer:
+        // A card, phone or social security number sent as a JSON number is
+        // still one; shorter integers (counts, ids, sizes) are not scanned.
+        if (v.is_number_unsigned() ? v.get<std::uint64_t>() >= kMinScannedInteger
+                                   : v.get<std::int64_t>() <= -kMinScannedInteger ||
+                                         v.get<std::int64_t>() >= kMinScannedInteger) {
+          numbers_.push_back(v.dump());
+          add(numbers_.back(), context, false);
+        }
+        break;
       default:
         break;
     }
@@ -498,6 +513,7 @@ class JsonWalker {
   Findings& out_;
   std::string ptr_;
   std::string buffer_;
+  std::deque<std::string> numbers_;  // the text of scanned numbers; segments point into it
   std::string pointers_;
   std::vector<Segment> segments_;
 };

@@ -44,6 +44,18 @@ class CliTest : public ::testing::Test {
   std::ostringstream out_, err_;
 };
 
+TEST_F(CliTest, ScanFindsACardSentAsAJsonNumberAtItsPlace) {
+  const auto file = write("n.json", "{\"a\": 1,\n \"card\": 4111111111111111}\n");
+  EXPECT_EQ(run(runScanCommand, {"--json", file}), 1) << err_.str();
+  const auto finding = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(finding["rule"], "credit-card-number");
+  EXPECT_EQ(finding["pointer"], "/card");
+  EXPECT_EQ(finding["line"], 2);
+  EXPECT_EQ(finding["column"], 10);
+  EXPECT_NE(finding["preview"], "");
+  EXPECT_EQ(finding["preview"].get<std::string>().find("4111111111111111"), std::string::npos);
+}
+
 TEST_F(CliTest, ScanExitCodesAndTextOutput) {
   const auto dirty = write("a/dirty.env", "# config\nGITHUB_TOKEN=" + std::string(kToken) + "\n");
   const auto clean = write("a/clean.txt", "nothing to see\n");

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "dlp/cli.h"
+#include "dlp/redact.h"
 #include "test_util.h"
 
 namespace mcpgate::dlp {
@@ -49,6 +50,25 @@ TEST(Scanner, FindsTokenWithExactSpanInText) {
   EXPECT_EQ(hit->decoded_by, "");
   EXPECT_EQ(hit->action, Action::kRedact);
   EXPECT_EQ(f.strongest(), Action::kRedact);
+}
+
+TEST(Scanner, LongIntegersAreScannedAndRedactedLikeStrings) {
+  const Scanner s(shippedRules());
+  json message = {
+      {"params",
+       {{"arguments",
+         {{"card", 4111111111111111ULL}, {"count", 3}, {"size", 1048576}, {"offset", -42}}}}}};
+  const auto f = s.scan(message, Direction::kRequest, anyDirection());
+  ASSERT_EQ(f.items.size(), 1U) << ::testing::PrintToString(ruleIds(f));
+  EXPECT_EQ(f.items[0].pointer, "/params/arguments/card");
+  EXPECT_EQ(f.items[0].rule->category, Category::kPii);
+  Findings redactable = f;
+  for (auto& item : redactable.items) item.action = Action::kRedact;
+  ASSERT_TRUE(redact(message, redactable));
+  const json& card = message["params"]["arguments"]["card"];
+  ASSERT_TRUE(card.is_string()) << message.dump();
+  EXPECT_EQ(card.get<std::string>().find("4111111111111111"), std::string::npos);
+  EXPECT_EQ(message["params"]["arguments"]["count"], 3);  // short integers stay numbers
 }
 
 TEST(Scanner, CleanTextHasNoFindings) {
