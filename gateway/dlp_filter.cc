@@ -35,8 +35,13 @@ std::string matchedText(const json& message, const dlp::Finding& finding) {
       text = pointer.back();
     } else {
       const json& value = message.at(pointer);
-      if (!value.is_string()) return {};
-      text = value.get_ref<const std::string&>();
+      if (value.is_number_integer()) {
+        text = value.dump();  // long integers are scanned as their text
+      } else if (value.is_string()) {
+        text = value.get_ref<const std::string&>();
+      } else {
+        return {};
+      }
     }
     if (finding.start >= finding.end || finding.end > text.size()) return {};
     return text.substr(finding.start, finding.end - finding.start);

@@ -144,6 +144,23 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
   EXPECT_EQ(found[0]["pointer"], "/result/content/0/text");
 }
 
+TEST_F(DlpPath, ACardSentAsAJsonNumberIsRedactedBeforeTheServerSeesIt) {
+  Gateway gw(config(""));  // the shipped card rule redacts, masking all but the last 4
+  const std::string sid = gw.initialize("test");
+  json call = toolCall(9, "echo", {{"text", "pay"}, {"card", 4111111111111111ULL}});
+  auto r = gw.post("test", call, sid, "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string seen = received();
+  EXPECT_EQ(seen.find("4111111111111111"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("1111\""), std::string::npos) << "the masked card, now a string: " << seen;
+  auto found = findings(gw.log());
+  ASSERT_EQ(found.size(), 1u) << gw.log();
+  EXPECT_EQ(found[0]["pointer"], "/params/arguments/card");
+  const std::string preview = found[0]["preview"];
+  EXPECT_NE(preview.find('*'), std::string::npos) << preview;
+  EXPECT_EQ(gw.log().find("4111111111111111"), std::string::npos);
+}
+
 TEST_F(DlpPath, BlockedResultBecomesAnErrorForTheClient) {
   Gateway gw(config("dlp: {default_action: {response: block}}\n"));
   const std::string sid = gw.initialize("test");
