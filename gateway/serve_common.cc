@@ -1,10 +1,12 @@
 #include "gateway/serve_common.h"
 
+#include <algorithm>
 #include <boost/asio/ip/address.hpp>
 #include <iostream>
 
 #include "gateway/log.h"
 #include "gateway/package_cache.h"
+#include "sandbox/probe.h"
 
 namespace mcpgate::gateway {
 
@@ -24,7 +26,24 @@ std::expected<std::shared_ptr<const config::Config>, std::string> loadForServing
       log::warn("server cannot start yet", {{"server", name}, {"reason", cached.error()}});
     }
   }
+  warnAboutUnenforceableLayers(**config);
   return *config;
+}
+
+// Said once at startup, so an operator learns before the first client does
+// that spawns will be refused (or run with less) on this host.
+void warnAboutUnenforceableLayers(const config::Config& config) {
+  const bool refusing = std::ranges::any_of(config.servers, [](const auto& named) {
+    return named.second.sandbox.on_unavailable == sandbox::OnUnavailable::kFail;
+  });
+  for (const sandbox::LayerStatus& layer : sandbox::probeHost()) {
+    if (layer.available) continue;
+    log::write(refusing ? log::Level::kError : log::Level::kWarn,
+               refusing ? "sandbox layer cannot be enforced on this host: servers with "
+                          "on_unavailable: fail that need it will be refused"
+                        : "sandbox layer cannot be enforced on this host: servers run without it",
+               {{"layer", layer.layer}, {"why", layer.detail}});
+  }
 }
 
 bool isLoopbackHost(const std::string& host) {

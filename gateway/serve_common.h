@@ -16,6 +16,9 @@ namespace mcpgate::gateway {
 [[nodiscard]] std::expected<std::shared_ptr<const config::Config>, std::string> loadForServing(
     const std::string& path);
 
+// Logs each sandbox layer this host cannot enforce (`mcpgate sandbox probe`).
+void warnAboutUnenforceableLayers(const config::Config& config);
+
 [[nodiscard]] bool isLoopbackHost(const std::string& host);
 
 // How a configured server is started: its command under its sandbox policy,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -476,6 +477,7 @@ TEST(Gateway, EverySpawnLogsItsSandboxLayers) {
   }
   EXPECT_EQ(report["server"], "test");
   EXPECT_EQ(report["level"], "info");
+  EXPECT_EQ(gw.log().find("cannot be enforced on this host"), std::string::npos) << gw.log();
   EXPECT_TRUE(report["degraded"].empty());
   for (const char* layer : {"user", "pid", "mount", "network", "seccomp", "capabilities"}) {
     EXPECT_NE(std::ranges::find(report["enforced"], layer), report["enforced"].end()) << layer;
@@ -534,6 +536,29 @@ TEST(Gateway, NpxServerWithoutInstalledPackagesSaysToInstall) {
   EXPECT_TRUE(message.ends_with(" files`)")) << message;
   // The operator heard it at startup already.
   EXPECT_NE(gw.log().find("\"msg\":\"server cannot start yet\""), std::string::npos) << gw.log();
+}
+
+TEST(Cli, ServeSaysAtStartupWhichSandboxLayersThisHostCannotEnforce) {
+  // As nobody, this host cannot create the cgroups for the memory and pids
+  // limits: the operator hears it at startup, not from the first client.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop to nobody";
+  if (runCommand("setpriv --reuid=65534 --regid=65534 --clear-groups test -x " + mcpgateBinary())
+          .exit_code != 0) {
+    GTEST_SKIP() << "nobody cannot execute " << mcpgateBinary();
+  }
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  const std::string cfg = dir.write("c.yaml", "listen: 127.0.0.1:0\ncache_dir: " + dir.path() +
+                                                  "/cache\nservers:\n  t: {command: node}\n");
+  ::chmod(cfg.c_str(), 0644);
+  auto run = runCommand("HOME=" + dir.path() +
+                        " timeout 3 setpriv --reuid=65534 --regid=65534 --clear-groups " +
+                        mcpgateBinary() + " serve -c " + cfg);
+  EXPECT_NE(run.output.find("\"msg\":\"sandbox layer cannot be enforced on this host: servers "
+                            "with on_unavailable: fail that need it will be refused\""),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("\"layer\":\"cgroup-memory\""), std::string::npos) << run.output;
 }
 
 TEST(Cli, InstallExplainsWhatItCannotDo) {
