@@ -219,13 +219,13 @@ class JsonStringIndex {
           std::string key;
           std::size_t content = 0;
           if (!string(i, content, &key)) return false;
-          appendToken(ptr, key);
+          appendPointerToken(ptr, key);
           keys_[ptr] = content;
           skipSpace(i);
           if (i >= raw_.size() || raw_[i] != ':') return false;
           ++i;
         } else {
-          appendToken(ptr, std::to_string(index));
+          appendPointerToken(ptr, std::to_string(index));
         }
         if (!value(i, ptr, depth + 1)) return false;
         ptr.resize(mark);
@@ -238,18 +238,6 @@ class JsonStringIndex {
       ++i;
     }
     return true;
-  }
-  static void appendToken(std::string& ptr, std::string_view key) {
-    ptr.push_back('/');
-    for (const char k : key) {
-      if (k == '~') {
-        ptr += "~0";
-      } else if (k == '/') {
-        ptr += "~1";
-      } else {
-        ptr.push_back(k);
-      }
-    }
   }
 
   std::string_view raw_;

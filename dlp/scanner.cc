@@ -390,19 +390,6 @@ void mergeHits(std::vector<Hit>& hits) {
   });
 }
 
-void appendPointerToken(std::string& ptr, std::string_view key) {
-  ptr.push_back('/');
-  for (const char c : key) {
-    if (c == '~') {
-      ptr += "~0";
-    } else if (c == '/') {
-      ptr += "~1";
-    } else {
-      ptr.push_back(c);
-    }
-  }
-}
-
 // Integers with at least this many digits (9: a US SSN) are scanned as text.
 constexpr std::int64_t kMinScannedInteger = 100'000'000;
 
@@ -519,6 +506,19 @@ class JsonWalker {
 };
 
 }  // namespace
+
+void appendPointerToken(std::string& ptr, std::string_view key) {
+  ptr.push_back('/');
+  for (const char c : key) {
+    if (c == '~') {
+      ptr += "~0";
+    } else if (c == '/') {
+      ptr += "~1";
+    } else {
+      ptr.push_back(c);
+    }
+  }
+}
 
 Action Findings::strongest() const {
   Action a = failed ? Action::kBlock : Action::kLog;

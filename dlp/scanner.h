@@ -76,4 +76,9 @@ class Scanner {
   std::shared_ptr<const RuleSet> rules_;
 };
 
+// Appends one reference token to a JSON pointer: "/" + key with "~" and "/"
+// escaped (RFC 6901). The scanner's pointers and `mcpgate scan`'s file index
+// must spell them the same way.
+void appendPointerToken(std::string& pointer, std::string_view key);
+
 }  // namespace mcpgate::dlp
