@@ -60,7 +60,8 @@ int install(const config::Config& config, const config::ServerConfig& server) {
   }
   std::string packages;
   for (const std::string& arg : spec->args) {
-    if (arg.starts_with("--package=")) packages += " " + arg.substr(10);
+    constexpr std::string_view kPackage = "--package=";
+    if (arg.starts_with(kPackage)) packages += " " + arg.substr(kPackage.size());
   }
   std::cerr << "install: " << server.name << ":" << packages << " into " << dir << "\n";
   const int status = sandbox::runSpec(*spec, std::cout, std::cerr);

@@ -60,17 +60,24 @@ std::expected<std::vector<std::string>, std::string> npxPackages(
   return packages;
 }
 
-std::expected<void, std::string> addPackageCache(const config::Config& config,
-                                                 const config::ServerConfig& server,
-                                                 sandbox::SpawnSpec& spec) {
-  if (!usesPackageCache(server)) return {};
-  const std::string dir = packageCacheDir(config, server);
+std::expected<void, std::string> checkPackagesInstalled(const config::Config& config,
+                                                        const config::ServerConfig& server) {
   std::error_code ec;
-  if (!fs::is_directory(dir + "/_npx", ec)) {
+  if (usesPackageCache(server) &&
+      !fs::is_directory(packageCacheDir(config, server) + "/_npx", ec)) {
     return std::unexpected(
         "its npm packages are not installed (the operator runs `mcpgate install -c " +
         config.source + " " + server.name + "`)");
   }
+  return {};
+}
+
+std::expected<void, std::string> addPackageCache(const config::Config& config,
+                                                 const config::ServerConfig& server,
+                                                 sandbox::SpawnSpec& spec) {
+  if (!usesPackageCache(server)) return {};
+  if (auto installed = checkPackagesInstalled(config, server); !installed) return installed;
+  const std::string dir = packageCacheDir(config, server);
   spec.sandbox->binds.push_back(
       sandbox::Bind{dir, std::string(kNpmCacheInside), /*ro=*/true, /*overlay=*/true});
   addNpmSettings(spec, /*offline=*/true);

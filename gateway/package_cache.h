@@ -34,8 +34,13 @@ inline constexpr std::string_view kNpmCacheInside = "/opt/mcpgate/npm";
 [[nodiscard]] std::expected<std::vector<std::string>, std::string> npxPackages(
     const std::vector<std::string>& args);
 
+// Whether the server can start as far as its packages go: an error naming the
+// command to run when it uses the cache and nothing is installed yet.
+[[nodiscard]] std::expected<void, std::string> checkPackagesInstalled(
+    const config::Config& config, const config::ServerConfig& server);
+
 // Adds the cache to a spawn of the server: the overlay bind and npm's offline
-// settings. An error for the client when nothing is installed yet.
+// settings. The error of checkPackagesInstalled when nothing is installed yet.
 [[nodiscard]] std::expected<void, std::string> addPackageCache(const config::Config& config,
                                                                const config::ServerConfig& server,
                                                                sandbox::SpawnSpec& spec);

@@ -21,9 +21,8 @@ std::expected<std::shared_ptr<const config::Config>, std::string> loadForServing
   // Not an error: install may run after the config is written. Said once here
   // rather than only to the first client that asks for the server.
   for (const auto& [name, server] : (*config)->servers) {
-    sandbox::SpawnSpec probe{name, server.command, {}, {}, {}, sandbox::SandboxPolicy{}};
-    if (auto cached = addPackageCache(**config, server, probe); !cached) {
-      log::warn("server cannot start yet", {{"server", name}, {"reason", cached.error()}});
+    if (auto installed = checkPackagesInstalled(**config, server); !installed) {
+      log::warn("server cannot start yet", {{"server", name}, {"reason", installed.error()}});
     }
   }
   warnAboutUnenforceableLayers(**config);

@@ -40,6 +40,21 @@ std::vector<json> findings(const std::string& log) {
   return out;
 }
 
+// A streaming POST of `message` in session `sid`, as an SDK client makes it.
+StreamingRequest streamingPost(Gateway& gw, const std::string& sid, const json& message) {
+  return StreamingRequest(gw.port(), "POST", "/mcp/test",
+                          {{"Content-Type", "application/json"},
+                           {"Accept", "application/json, text/event-stream"},
+                           {"Mcp-Session-Id", sid}},
+                          message.dump());
+}
+
+// The messages of a finished response, whether it came as JSON or as SSE.
+std::vector<json> messagesOf(const HttpResponse& done) {
+  return done.header("content-type") == "text/event-stream" ? done.events()
+                                                            : std::vector<json>{done.json_body()};
+}
+
 class DlpPath : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -276,16 +291,11 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
 
   // The server asks the client to sample a prompt holding the key; the
   // gateway answers the server itself, so its tool call ends with that error.
-  StreamingRequest call(gw.port(), "POST", "/mcp/test",
-                        {{"Content-Type", "application/json"},
-                         {"Accept", "application/json, text/event-stream"},
-                         {"Mcp-Session-Id", sid}},
-                        toolCall(11, "sample", {{"text", std::string("use ") + kAwsKey}}).dump());
+  StreamingRequest call =
+      streamingPost(gw, sid, toolCall(11, "sample", {{"text", std::string("use ") + kAwsKey}}));
   HttpResponse done = call.finish(std::chrono::seconds(15));
   ASSERT_EQ(done.status, 200) << done.body;
-  std::vector<json> messages = done.header("content-type") == "text/event-stream"
-                                   ? done.events()
-                                   : std::vector<json>{done.json_body()};
+  std::vector<json> messages = messagesOf(done);
   ASSERT_FALSE(messages.empty()) << done.body;
   for (const json& m : messages) EXPECT_FALSE(m.contains("method")) << m.dump();
   const json& answer = messages.back();
@@ -309,11 +319,7 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
 TEST_F(DlpPath, ClientAnswerToASamplingRequestIsScannedToo) {
   Gateway gw(config("dlp: {default_action: {request: block}}\n"));
   const std::string sid = gw.initialize("test");
-  StreamingRequest call(gw.port(), "POST", "/mcp/test",
-                        {{"Content-Type", "application/json"},
-                         {"Accept", "application/json, text/event-stream"},
-                         {"Mcp-Session-Id", sid}},
-                        toolCall(12, "sample", json::object()).dump());
+  StreamingRequest call = streamingPost(gw, sid, toolCall(12, "sample", json::object()));
   ASSERT_TRUE(call.readUntil("sampling/createMessage", std::chrono::seconds(5))) << call.raw();
   json request = parseResponse(call.raw()).events().at(0);
 
@@ -337,17 +343,12 @@ TEST_F(DlpPath, ClientAnswerToASamplingRequestIsScannedToo) {
 TEST_F(DlpPath, BlockedServerNotificationIsDropped) {
   Gateway gw(config("dlp: {default_action: {request: log, response: block}}\n"));
   const std::string sid = gw.initialize("test");
-  StreamingRequest call(gw.port(), "POST", "/mcp/test",
-                        {{"Content-Type", "application/json"},
-                         {"Accept", "application/json, text/event-stream"},
-                         {"Mcp-Session-Id", sid}},
-                        toolCall(13, "log", {{"text", std::string("key ") + kAwsKey}}).dump());
+  StreamingRequest call =
+      streamingPost(gw, sid, toolCall(13, "log", {{"text", std::string("key ") + kAwsKey}}));
   HttpResponse done = call.finish(std::chrono::seconds(15));
   ASSERT_EQ(done.status, 200) << done.body;
   EXPECT_EQ(done.body.find(kAwsKey), std::string::npos) << done.body;
-  std::vector<json> messages = done.header("content-type") == "text/event-stream"
-                                   ? done.events()
-                                   : std::vector<json>{done.json_body()};
+  std::vector<json> messages = messagesOf(done);
   ASSERT_EQ(messages.size(), 1u) << done.body;
   EXPECT_EQ(text(messages[0]), "logged");
   EXPECT_NE(gw.log().find("server message refused by a filter; dropped"), std::string::npos)
