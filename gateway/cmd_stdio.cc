@@ -165,7 +165,7 @@ int runStdio(Args args) {
     if (--parts_left == 0) io.stop();
   };
   Session::Hooks hooks{nullptr, part_done};
-  auto session = std::make_shared<Session>(newSessionId(), asio::make_strand(io), config, server,
+  auto session = std::make_shared<Session>(newSessionId(), "", asio::make_strand(io), config, server,
                                            *filters, hooks);
   if (auto started = session->start(); !started) {
     std::cerr << "mcpgate stdio: cannot start MCP server '" << server_name

@@ -11,6 +11,7 @@
 
 #include "dlp/redact.h"
 #include "dlp/rule_set.h"
+#include "gateway/audit.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
 
@@ -133,7 +134,8 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
   if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
   std::vector<std::string> blocking;
   for (const dlp::Finding& finding : findings.items) {
-    recordFinding(context, method, finding, dlp::maskedPreview(matchedText(message, finding)));
+    const std::string matched = matchedText(message, finding);
+    audit::finding(context, method, finding, dlp::maskedPreview(matched), matched);
     if (finding.action == dlp::Action::kBlock &&
         std::ranges::find(blocking, finding.rule->id) == blocking.end()) {
       blocking.push_back(finding.rule->id);
@@ -170,27 +172,6 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
       return {};
   }
   return {};
-}
-
-void recordFinding(const MessageContext& context, std::string_view method,
-                   const dlp::Finding& finding, std::string_view preview) {
-  json fields = {{"server", context.server},
-                 {"session", context.session},
-                 {"direction", dlp::toString(dlpDirection(context.direction))},
-                 {"method", method.empty() ? json(nullptr) : json(method)},
-                 {"rule", finding.rule->id},
-                 {"category", dlp::toString(finding.rule->category)},
-                 {"severity", dlp::toString(finding.rule->severity)},
-                 {"action", dlp::toString(finding.action)},
-                 {"pointer", finding.pointer},
-                 {"decoded_by", finding.decoded_by},
-                 {"preview", preview}};
-  if (finding.in_key) fields["in_key"] = true;
-  if (finding.action == dlp::Action::kLog) {
-    log::info("dlp finding", fields);
-  } else {
-    log::warn("dlp finding", fields);
-  }
 }
 
 std::expected<std::shared_ptr<const dlp::RuleSet>, std::string> loadDlpRules(

@@ -43,9 +43,4 @@ class DlpFilter final : public MessageFilter {
 [[nodiscard]] std::expected<std::shared_ptr<const FilterChain>, std::string> buildFilterChain(
     const config::Config& config);
 
-// The one place a DLP finding is recorded: one JSON log line, with a masked
-// preview and never the matched text. The audit log will hook in here.
-void recordFinding(const MessageContext& context, std::string_view method,
-                   const dlp::Finding& finding, std::string_view preview);
-
 }  // namespace mcpgate::gateway

@@ -80,6 +80,17 @@ Kind classify(const json& m) {
 
 std::string idKey(const json& id) { return id.dump(); }
 
+std::string_view toolOf(const json& message) {
+  if (!message.is_object()) return {};
+  auto method = message.find("method");
+  if (method == message.end() || *method != "tools/call" || !message.contains("id")) return {};
+  auto params = message.find("params");
+  if (params == message.end() || !params->is_object()) return {};
+  auto name = params->find("name");
+  if (name == params->end() || !name->is_string()) return {};
+  return name->get_ref<const std::string&>();
+}
+
 std::string errorResponse(const json& id, int code, std::string_view message, const json& data) {
   json error = {{"code", code}, {"message", message}};
   if (!data.is_null()) error["data"] = data;

@@ -49,6 +49,9 @@ struct ParseError {
 // A key for maps of pending requests: the id as JSON text, so 1 and "1" differ.
 [[nodiscard]] std::string idKey(const json& id);
 
+// The tool a tools/call request names (params.name); empty for any other message.
+[[nodiscard]] std::string_view toolOf(const json& message);
+
 // {"jsonrpc":"2.0","id":id,"error":{"code","message","data"}} as text.
 [[nodiscard]] std::string errorResponse(const json& id, int code, std::string_view message,
                                         const json& data = nullptr);

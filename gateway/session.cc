@@ -31,10 +31,11 @@ std::string describeDuration(std::chrono::milliseconds d) {
 
 }  // namespace
 
-Session::Session(std::string id, asio::any_io_executor strand,
+Session::Session(std::string id, std::string client, asio::any_io_executor strand,
                  std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
                  std::shared_ptr<const FilterChain> filters, Hooks hooks)
     : id_(std::move(id)),
+      client_(std::move(client)),
       strand_(strand),
       config_(std::move(config)),
       server_(server),
@@ -72,8 +73,9 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
   // answers (or other clients' requests) in this session.
   std::vector<Verdict> verdicts(messages.size());
   if (!filters_->empty()) {
-    MessageContext context{server_.name, id_, Direction::kToServer};
     for (std::size_t i = 0; i < messages.size(); ++i) {
+      MessageContext context{server_.name, id_, Direction::kToServer, {}, client_,
+                             jsonrpc::toolOf(messages[i])};
       verdicts[i] = filters_->run(context, messages[i]);
     }
   }
@@ -121,7 +123,8 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
             now + config_->session.request_timeout,
             "",
             message["method"] == "initialize",
-            message["method"].is_string() ? message["method"].get<std::string>() : std::string()};
+            message["method"].is_string() ? message["method"].get<std::string>() : std::string(),
+            std::string(jsonrpc::toolOf(message))};
         if (auto params = message.find("params"); params != message.end() && params->is_object()) {
           if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
             if (auto token = meta->find("progressToken"); token != meta->end()) {
@@ -195,13 +198,15 @@ void Session::fromServer(std::string line) {
   json& message = *parsed;
   if (!filters_->empty()) {
     std::string request_method;
+    std::string tool;
     if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
       std::lock_guard lock(mu_);
       if (auto it = pending_.find(jsonrpc::idKey(message["id"])); it != pending_.end()) {
         request_method = it->second.method;
+        tool = it->second.tool;
       }
     }
-    MessageContext context{server_.name, id_, Direction::kToClient, request_method};
+    MessageContext context{server_.name, id_, Direction::kToClient, request_method, client_, tool};
     Verdict verdict = filters_->run(context, message);
     if (verdict.action == Verdict::Action::kReject) {
       switch (jsonrpc::classify(message)) {

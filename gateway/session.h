@@ -37,7 +37,9 @@ class Session : public std::enable_shared_from_this<Session> {
     std::function<void()> on_child_gone;                   // its process has been reaped
   };
 
-  Session(std::string id, boost::asio::any_io_executor strand,
+  // `client` is who created the session (empty without auth): only that
+  // client may use it, and policy may differ per client.
+  Session(std::string id, std::string client, boost::asio::any_io_executor strand,
           std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
           std::shared_ptr<const FilterChain> filters, Hooks hooks);
 
@@ -46,6 +48,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   [[nodiscard]] const std::string& id() const { return id_; }
   [[nodiscard]] const std::string& server() const { return server_.name; }
+  [[nodiscard]] const std::string& client() const { return client_; }
   // JSON-RPC batches exist only in protocol revision 2025-03-26.
   [[nodiscard]] bool batchesAllowed() const { return batches_allowed_.load(); }
 
@@ -69,6 +72,7 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string progress_key;
     bool initialize;
     std::string method;  // for the log lines about its response
+    std::string tool;    // for tools/call: the tool it calls
   };
 
   void fromServer(std::string line);  // on the strand
@@ -80,6 +84,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void failAllLocked(const std::string& reason);
 
   const std::string id_;
+  const std::string client_;
   boost::asio::any_io_executor strand_;
   std::shared_ptr<const config::Config> config_;
   const config::ServerConfig& server_;

@@ -34,7 +34,7 @@ SessionTable::SessionTable(boost::asio::io_context& io,
     : io_(io), config_(std::move(config)), filters_(std::move(filters)) {}
 
 std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::create(
-    const config::ServerConfig& server) {
+    const config::ServerConfig& server, const std::string& client) {
   std::string id = newSessionId();
   {
     std::lock_guard lock(mu_);
@@ -49,7 +49,7 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
                          sessions_.erase(sid);
                        },
                        [this] { --children_alive_; }};
-  auto session = std::make_shared<Session>(id, boost::asio::make_strand(io_), config_, server,
+  auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_), config_, server,
                                            filters_, std::move(hooks));
   // In the table before the server starts, so a server that dies at once is
   // taken out again by its own close(), never left behind.

@@ -26,9 +26,10 @@ class SessionTable {
     CreateError kind;
     std::string message;
   };
-  // A new session with a fresh id from the CSPRNG and its server started.
+  // A new session with a fresh id from the CSPRNG and its server started,
+  // owned by `client` (empty without auth).
   [[nodiscard]] std::expected<std::shared_ptr<Session>, Failure> create(
-      const config::ServerConfig& server);
+      const config::ServerConfig& server, const std::string& client = {});
   [[nodiscard]] std::shared_ptr<Session> find(const std::string& id);
   void closeAll(const std::string& reason);
   // Server processes not yet reaped: shutdown waits for this to reach 0.

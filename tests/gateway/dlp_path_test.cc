@@ -128,6 +128,7 @@ TEST_F(DlpPath, BlockedKeyInToolArgumentsNeverReachesTheServer) {
   EXPECT_EQ(found[0]["session"], sid);
   EXPECT_EQ(found[0]["direction"], "request");
   EXPECT_EQ(found[0]["method"], "tools/call");
+  EXPECT_EQ(found[0]["tool"], "echo");
   EXPECT_EQ(found[0]["rule"], "aws-access-key-id");
   EXPECT_EQ(found[0]["category"], "secret");
   EXPECT_EQ(found[0]["action"], "block");
@@ -155,6 +156,7 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
   ASSERT_EQ(found.size(), 1u) << log;
   EXPECT_EQ(found[0]["direction"], "response");
   EXPECT_EQ(found[0]["method"], "tools/call");  // of the request this result answers
+  EXPECT_EQ(found[0]["tool"], "env");
   EXPECT_EQ(found[0]["action"], "redact");
   EXPECT_EQ(found[0]["pointer"], "/result/content/0/text");
 }

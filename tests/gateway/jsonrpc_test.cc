@@ -83,5 +83,21 @@ TEST(JsonRpc, ProtocolVersions) {
   EXPECT_FALSE(isSupportedProtocolVersion(""));
 }
 
+TEST(JsonRpc, ToolOfNamesTheToolOfACallOnly) {
+  EXPECT_EQ(toolOf(json::parse(R"({"jsonrpc":"2.0","id":1,"method":"tools/call",
+                                   "params":{"name":"echo","arguments":{}}})")),
+            "echo");
+  // A notification with that method, another method, or no string name: none.
+  EXPECT_EQ(toolOf(json::parse(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}})")),
+            "");
+  EXPECT_EQ(toolOf(json::parse(R"({"jsonrpc":"2.0","id":1,"method":"prompts/get",
+                                   "params":{"name":"x"}})")),
+            "");
+  EXPECT_EQ(toolOf(json::parse(R"({"jsonrpc":"2.0","id":1,"method":"tools/call",
+                                   "params":{"name":7}})")),
+            "");
+  EXPECT_EQ(toolOf(json::parse(R"([1])")), "");
+}
+
 }  // namespace
 }  // namespace mcpgate::gateway::jsonrpc
