@@ -29,6 +29,8 @@ struct Error {
 
 // /var/cache/mcpgate for root, else $XDG_CACHE_HOME/mcpgate or ~/.cache/mcpgate.
 [[nodiscard]] std::string defaultCacheDir();
+// /var/lib/mcpgate for root, else $XDG_STATE_HOME/mcpgate or ~/.local/state/mcpgate.
+[[nodiscard]] std::string defaultStateDir();
 
 struct ServerConfig {
   std::string name;  // key under `servers:`; served at /mcp/<name>
@@ -86,6 +88,9 @@ struct Config {
   // Where `mcpgate install` puts the packages of npx servers (one folder per
   // server), shown to them at run time. Absolute; defaultCacheDir() unless set.
   std::string cache_dir = defaultCacheDir();
+  // What the gateway keeps across restarts and must not lose with a cache
+  // (tool pins, the audit hash key). Absolute; defaultStateDir() unless set.
+  std::string state_dir = defaultStateDir();
   // The global `sandbox:` section (SandboxPolicy's defaults where it is absent).
   sandbox::SandboxPolicy sandbox;
   DlpConfig dlp;

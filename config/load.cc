@@ -113,7 +113,9 @@ class Loader : private detail::Reader {
       } else if (e.key == "log_level") {
         done = loadLogLevel(e, config);
       } else if (e.key == "cache_dir") {
-        done = loadCacheDir(e, config);
+        done = loadDir(e, "cache_dir", config.cache_dir);
+      } else if (e.key == "state_dir") {
+        done = loadDir(e, "state_dir", config.state_dir);
       } else if (e.key == "session") {
         done = loadSession(e, config.session);
       } else if (e.key == "limits") {
@@ -135,7 +137,7 @@ class Loader : private detail::Reader {
         done = loadDlpSection(e.key_node, e.value, file_, dir_, config.dlp);
       } else {
         done = unknownKey(e, "at top level",
-                          {"listen", "allowed_origins", "log_level", "cache_dir", "servers",
+                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
                            "mcpServers", "session", "limits", "sandbox", "dlp"});
       }
       if (!done) return done;
@@ -190,15 +192,16 @@ class Loader : private detail::Reader {
     return {};
   }
 
-  // Need not exist yet: `mcpgate install` creates it.
-  [[nodiscard]] std::expected<void, Error> loadCacheDir(const Entry& e, Config& config) const {
-    auto text = scalar(e, "cache_dir", "a directory path");
+  // cache_dir or state_dir. Need not exist yet: whoever writes there creates it.
+  [[nodiscard]] std::expected<void, Error> loadDir(const Entry& e, std::string_view key,
+                                                   std::string& out) const {
+    auto text = scalar(e, std::string(key), "a directory path");
     if (!text) return std::unexpected(text.error());
-    if (text->empty()) return fail(e.line(), "cache_dir must not be empty");
+    if (text->empty()) return fail(e.line(), std::string(key) + " must not be empty");
     const fs::path written(*text);
     std::string resolved = (written.is_absolute() ? written : dir_ / written).lexically_normal();
     if (resolved.size() > 1 && resolved.ends_with('/')) resolved.pop_back();
-    config.cache_dir = std::move(resolved);
+    out = std::move(resolved);
     return {};
   }
 
@@ -497,12 +500,25 @@ void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig&
 
 }  // namespace
 
-std::string defaultCacheDir() {
-  if (::geteuid() == 0) return "/var/cache/mcpgate";
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
+namespace {
+
+// The XDG base directory convention: /var/<system> for root, else
+// $<xdg_variable>/mcpgate, else ~/<home_relative>/mcpgate.
+std::string xdgDir(const char* system, const char* xdg_variable, const char* home_relative) {
+  if (::geteuid() == 0) return system;
+  const char* xdg = std::getenv(xdg_variable);
   if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/mcpgate";
   const char* home = std::getenv("HOME");
-  return std::string(home != nullptr && home[0] == '/' ? home : "/tmp") + "/.cache/mcpgate";
+  return std::string(home != nullptr && home[0] == '/' ? home : "/tmp") + "/" + home_relative +
+         "/mcpgate";
+}
+
+}  // namespace
+
+std::string defaultCacheDir() { return xdgDir("/var/cache/mcpgate", "XDG_CACHE_HOME", ".cache"); }
+
+std::string defaultStateDir() {
+  return xdgDir("/var/lib/mcpgate", "XDG_STATE_HOME", ".local/state");
 }
 
 std::expected<std::shared_ptr<const Config>, Error> loadConfig(const std::string& path) {
@@ -536,6 +552,7 @@ std::string describeConfig(const Config& config) {
     }
     out << YAML::Key << "log_level" << YAML::Value << config.log_level;
     out << YAML::Key << "cache_dir" << YAML::Value << config.cache_dir;
+    out << YAML::Key << "state_dir" << YAML::Value << config.state_dir;
     out << YAML::Key << "session" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "idle_timeout" << YAML::Value
         << formatDuration(config.session.idle_timeout);

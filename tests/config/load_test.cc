@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -802,6 +803,22 @@ TEST_F(LoadConfigTest, CacheDirIsRelativeToTheConfigAndNeedNotExistYet) {
   EXPECT_EQ(defaults->cache_dir, defaultCacheDir());
   EXPECT_EQ(errorOf(std::string("cache_dir: ''\n") + kMinimal),
             at(1, "cache_dir must not be empty"));
+}
+
+TEST_F(LoadConfigTest, StateDirIsRelativeToTheConfigAndNeedNotExistYet) {
+  auto config = load(std::string("state_dir: var/state/\n") + kMinimal);
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->state_dir, dir_ + "/var/state");
+  EXPECT_NE(describeConfig(*config).find("state_dir: " + dir_ + "/var/state\n"),
+            std::string::npos);
+  auto defaults = load(kMinimal);
+  ASSERT_NE(defaults, nullptr);
+  EXPECT_EQ(defaults->state_dir, defaultStateDir());
+  if (::geteuid() == 0) {
+    EXPECT_EQ(defaults->state_dir, "/var/lib/mcpgate");
+  }
+  EXPECT_EQ(errorOf(std::string("state_dir: ''\n") + kMinimal),
+            at(1, "state_dir must not be empty"));
 }
 
 TEST_F(LoadConfigTest, SandboxBindErrors) {
