@@ -15,9 +15,10 @@
 #include "config/address.h"
 #include "config/config.h"
 #include "gateway/cli.h"
-#include "gateway/dlp_filter.h"
+#include "gateway/generation.h"
 #include "gateway/http_server.h"
 #include "gateway/log.h"
+#include "gateway/reload.h"
 #include "gateway/serve_common.h"
 #include "gateway/sessions.h"
 
@@ -80,9 +81,9 @@ int runServe(Args args) {
     port = parsed->port;
   }
   // Before listening: a client must never reach a gateway whose rules failed to load.
-  auto filters = buildFilterChain(*config);
-  if (!filters) {
-    std::cerr << "mcpgate serve: " << filters.error() << "\n";
+  auto first = buildGeneration(config);
+  if (!first) {
+    std::cerr << "mcpgate serve: " << first.error() << "\n";
     return 1;
   }
   if (!isLoopbackHost(host)) {
@@ -95,8 +96,9 @@ int runServe(Args args) {
 
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   asio::io_context io;
-  SessionTable sessions(io, config, *filters);
-  HttpServer server(io, config, sessions);
+  auto current = std::make_shared<CurrentGeneration>(*first);
+  SessionTable sessions(io, current);
+  HttpServer server(io, current, sessions);
   auto bound = server.listen(host == "localhost" ? "127.0.0.1" : host, port);
   if (!bound) {
     log::error("cannot start", {{"error", bound.error()}});
@@ -111,6 +113,9 @@ int runServe(Args args) {
                           {"url", "http://" + address + "/mcp/<server>"},
                           {"servers", names},
                           {"config", config->source}});
+
+  Reloader reloader(io, config_path, current, sessions);
+  reloader.start();
 
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int sig) {

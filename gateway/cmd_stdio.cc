@@ -17,7 +17,7 @@
 
 #include "config/config.h"
 #include "gateway/cli.h"
-#include "gateway/dlp_filter.h"
+#include "gateway/generation.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
 #include "gateway/serve_common.h"
@@ -148,11 +148,12 @@ int runStdio(Args args) {
   config->session.idle_timeout = std::chrono::hours(24 * 365 * 100);
   const config::ServerConfig& server = config->servers.at(server_name);
 
-  auto filters = buildFilterChain(*config);
-  if (!filters) {
-    std::cerr << "mcpgate stdio: " << filters.error() << "\n";
+  auto generation = buildGeneration(config);
+  if (!generation) {
+    std::cerr << "mcpgate stdio: " << generation.error() << "\n";
     return 1;
   }
+  auto current = std::make_shared<const CurrentGeneration>(*generation);
 
   ::signal(SIGPIPE, SIG_IGN);
   asio::io_context io(1);
@@ -165,8 +166,8 @@ int runStdio(Args args) {
     if (--parts_left == 0) io.stop();
   };
   Session::Hooks hooks{nullptr, part_done};
-  auto session = std::make_shared<Session>(newSessionId(), "", asio::make_strand(io), config, server,
-                                           *filters, hooks);
+  auto session = std::make_shared<Session>(newSessionId(), "", asio::make_strand(io), config,
+                                           server, current, hooks);
   if (auto started = session->start(); !started) {
     std::cerr << "mcpgate stdio: cannot start MCP server '" << server_name
               << "': " << started.error() << "\n";

@@ -54,13 +54,16 @@ Reply refuse(http::status status, int code, std::string message, std::string_vie
 
 class Connection {
  public:
-  Connection(tcp::socket socket, std::shared_ptr<const config::Config> config,
+  Connection(tcp::socket socket, std::shared_ptr<const CurrentGeneration> current,
              SessionTable& sessions)
-      : stream_(std::move(socket)), config_(std::move(config)), sessions_(sessions) {}
+      : stream_(std::move(socket)), current_(std::move(current)), sessions_(sessions) {}
 
   awaitable<void> run() {
     beast::flat_buffer buffer;
     for (;;) {
+      // Taken before reading, so the body limit and the request agree.
+      generation_ = current_->get();
+      config_ = generation_->config;
       http::request_parser<http::string_body> parser;
       parser.body_limit(config_->limits.max_body_bytes);
       stream_.expires_after(kIdleConnectionTimeout);
@@ -271,7 +274,7 @@ class Connection {
           co_return co_await write(version, reply_out, keep_alive);
         }
       }
-      auto created = sessions_.create(server);
+      auto created = sessions_.create(generation_, server);
       if (!created) {
         bool too_many = created.error().kind == SessionTable::CreateError::kTooMany;
         {
@@ -438,7 +441,9 @@ class Connection {
   }
 
   beast::tcp_stream stream_;
-  std::shared_ptr<const config::Config> config_;
+  std::shared_ptr<const CurrentGeneration> current_;
+  std::shared_ptr<const Generation> generation_;  // of the request being served
+  std::shared_ptr<const config::Config> config_;  // generation_->config
   SessionTable& sessions_;
 };
 
@@ -446,7 +451,7 @@ class Connection {
 
 struct HttpServer::Impl {
   asio::io_context& io;
-  std::shared_ptr<const config::Config> config;
+  std::shared_ptr<const CurrentGeneration> current;
   SessionTable& sessions;
   tcp::acceptor acceptor{io};
 
@@ -461,7 +466,7 @@ struct HttpServer::Impl {
       }
       socket.set_option(tcp::no_delay(true), ec);
       auto executor = socket.get_executor();
-      auto connection = std::make_shared<Connection>(std::move(socket), config, sessions);
+      auto connection = std::make_shared<Connection>(std::move(socket), current, sessions);
       asio::co_spawn(
           executor, [connection]() { return connection->run(); },
           [](std::exception_ptr e) {
@@ -476,9 +481,9 @@ struct HttpServer::Impl {
   }
 };
 
-HttpServer::HttpServer(asio::io_context& io, std::shared_ptr<const config::Config> config,
+HttpServer::HttpServer(asio::io_context& io, std::shared_ptr<const CurrentGeneration> current,
                        SessionTable& sessions)
-    : impl_(std::make_unique<Impl>(Impl{io, std::move(config), sessions})) {}
+    : impl_(std::make_unique<Impl>(Impl{io, std::move(current), sessions})) {}
 
 HttpServer::~HttpServer() = default;
 

@@ -11,13 +11,15 @@
 #include <string>
 
 #include "config/config.h"
+#include "gateway/generation.h"
 #include "gateway/sessions.h"
 
 namespace mcpgate::gateway {
 
 class HttpServer {
  public:
-  HttpServer(boost::asio::io_context& io, std::shared_ptr<const config::Config> config,
+  // Each request is served with the generation current when it arrives.
+  HttpServer(boost::asio::io_context& io, std::shared_ptr<const CurrentGeneration> current,
              SessionTable& sessions);
   ~HttpServer();
 

@@ -18,15 +18,19 @@ std::expected<std::shared_ptr<const config::Config>, std::string> loadForServing
     return std::unexpected(config.error().message);
   }
   (void)log::setLevel((*config)->log_level);
+  announceServers(**config);
+  return *config;
+}
+
+void announceServers(const config::Config& config) {
   // Not an error: install may run after the config is written. Said once here
   // rather than only to the first client that asks for the server.
-  for (const auto& [name, server] : (*config)->servers) {
-    if (auto installed = checkPackagesInstalled(**config, server); !installed) {
+  for (const auto& [name, server] : config.servers) {
+    if (auto installed = checkPackagesInstalled(config, server); !installed) {
       log::warn("server cannot start yet", {{"server", name}, {"reason", installed.error()}});
     }
   }
-  warnAboutUnenforceableLayers(**config);
-  return *config;
+  warnAboutUnenforceableLayers(config);
 }
 
 // Said once at startup, so an operator learns before the first client does

@@ -16,6 +16,11 @@ namespace mcpgate::gateway {
 [[nodiscard]] std::expected<std::shared_ptr<const config::Config>, std::string> loadForServing(
     const std::string& path);
 
+// Warns about what will keep the config's servers from starting: packages not
+// installed yet, and sandbox layers this host cannot enforce. At startup and
+// after each reload.
+void announceServers(const config::Config& config);
+
 // Logs each sandbox layer this host cannot enforce (`mcpgate sandbox probe`).
 void warnAboutUnenforceableLayers(const config::Config& config);
 

@@ -33,13 +33,13 @@ std::string describeDuration(std::chrono::milliseconds d) {
 
 Session::Session(std::string id, std::string client, asio::any_io_executor strand,
                  std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
-                 std::shared_ptr<const FilterChain> filters, Hooks hooks)
+                 std::shared_ptr<const CurrentGeneration> current, Hooks hooks)
     : id_(std::move(id)),
       client_(std::move(client)),
       strand_(strand),
       config_(std::move(config)),
       server_(server),
-      filters_(std::move(filters)),
+      current_(std::move(current)),
       hooks_(std::move(hooks)),
       timer_(strand),
       last_activity_(Clock::now()),
@@ -72,11 +72,12 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
   // Scanned before taking the lock: a long scan must not hold up the server's
   // answers (or other clients' requests) in this session.
   std::vector<Verdict> verdicts(messages.size());
-  if (!filters_->empty()) {
+  const std::shared_ptr<const FilterChain> filters = current_->get()->filters;
+  if (!filters->empty()) {
     for (std::size_t i = 0; i < messages.size(); ++i) {
-      MessageContext context{server_.name, id_, Direction::kToServer, {}, client_,
-                             jsonrpc::toolOf(messages[i])};
-      verdicts[i] = filters_->run(context, messages[i]);
+      MessageContext context{server_.name, id_,     Direction::kToServer,
+                             {},           client_, jsonrpc::toolOf(messages[i])};
+      verdicts[i] = filters->run(context, messages[i]);
     }
   }
   std::vector<std::string> to_send;
@@ -124,7 +125,8 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
             "",
             message["method"] == "initialize",
             message["method"].is_string() ? message["method"].get<std::string>() : std::string(),
-            std::string(jsonrpc::toolOf(message))};
+            std::string(jsonrpc::toolOf(message)),
+            filters};
         if (auto params = message.find("params"); params != message.end() && params->is_object()) {
           if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
             if (auto token = meta->find("progressToken"); token != meta->end()) {
@@ -196,18 +198,21 @@ void Session::fromServer(std::string line) {
     return;
   }
   json& message = *parsed;
-  if (!filters_->empty()) {
-    std::string request_method;
-    std::string tool;
-    if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
-      std::lock_guard lock(mu_);
-      if (auto it = pending_.find(jsonrpc::idKey(message["id"])); it != pending_.end()) {
-        request_method = it->second.method;
-        tool = it->second.tool;
-      }
+  std::shared_ptr<const FilterChain> filters;
+  std::string request_method;
+  std::string tool;
+  if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
+    std::lock_guard lock(mu_);
+    if (auto it = pending_.find(jsonrpc::idKey(message["id"])); it != pending_.end()) {
+      request_method = it->second.method;
+      tool = it->second.tool;
+      filters = it->second.filters;
     }
+  }
+  if (!filters) filters = current_->get()->filters;
+  if (!filters->empty()) {
     MessageContext context{server_.name, id_, Direction::kToClient, request_method, client_, tool};
-    Verdict verdict = filters_->run(context, message);
+    Verdict verdict = filters->run(context, message);
     if (verdict.action == Verdict::Action::kReject) {
       switch (jsonrpc::classify(message)) {
         case jsonrpc::Kind::kResponse: {

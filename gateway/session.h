@@ -24,6 +24,7 @@
 
 #include "config/config.h"
 #include "gateway/filter.h"
+#include "gateway/generation.h"
 #include "gateway/mailbox.h"
 
 namespace mcpgate::gateway {
@@ -39,9 +40,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // `client` is who created the session (empty without auth): only that
   // client may use it, and policy may differ per client.
+  // `config` (holding `server`) stays the session's for its lifetime; the
+  // filters come from `current` for every message, so a reload's new rules
+  // and policies apply to sessions already open.
   Session(std::string id, std::string client, boost::asio::any_io_executor strand,
           std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
-          std::shared_ptr<const FilterChain> filters, Hooks hooks);
+          std::shared_ptr<const CurrentGeneration> current, Hooks hooks);
 
   // Spawns the server. On failure the session is unusable.
   [[nodiscard]] std::expected<void, std::string> start();
@@ -73,6 +77,9 @@ class Session : public std::enable_shared_from_this<Session> {
     bool initialize;
     std::string method;  // for the log lines about its response
     std::string tool;    // for tools/call: the tool it calls
+    // What scanned the request scans its response: a reload meanwhile does
+    // not change the rules of a request in flight.
+    std::shared_ptr<const FilterChain> filters;
   };
 
   void fromServer(std::string line);  // on the strand
@@ -88,7 +95,7 @@ class Session : public std::enable_shared_from_this<Session> {
   boost::asio::any_io_executor strand_;
   std::shared_ptr<const config::Config> config_;
   const config::ServerConfig& server_;
-  std::shared_ptr<const FilterChain> filters_;
+  std::shared_ptr<const CurrentGeneration> current_;
   Hooks hooks_;
   std::shared_ptr<Upstream> upstream_;
   boost::asio::steady_timer timer_;

@@ -29,19 +29,20 @@ std::string newSessionId() {
 }
 
 SessionTable::SessionTable(boost::asio::io_context& io,
-                           std::shared_ptr<const config::Config> config,
-                           std::shared_ptr<const FilterChain> filters)
-    : io_(io), config_(std::move(config)), filters_(std::move(filters)) {}
+                           std::shared_ptr<const CurrentGeneration> current)
+    : io_(io), current_(std::move(current)) {}
 
 std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::create(
-    const config::ServerConfig& server, const std::string& client) {
+    const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
+    const std::string& client) {
+  const config::Config& config = *generation->config;
   std::string id = newSessionId();
   {
     std::lock_guard lock(mu_);
-    if (sessions_.size() >= config_->limits.max_sessions) {
-      return std::unexpected(Failure{
-          CreateError::kTooMany, "the gateway already has the maximum of " +
-                                     std::to_string(config_->limits.max_sessions) + " sessions"});
+    if (sessions_.size() >= config.limits.max_sessions) {
+      return std::unexpected(Failure{CreateError::kTooMany,
+                                     "the gateway already has the maximum of " +
+                                         std::to_string(config.limits.max_sessions) + " sessions"});
     }
   }
   Session::Hooks hooks{[this](const std::string& sid) {
@@ -49,8 +50,8 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
                          sessions_.erase(sid);
                        },
                        [this] { --children_alive_; }};
-  auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_), config_, server,
-                                           filters_, std::move(hooks));
+  auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_),
+                                           generation->config, server, current_, std::move(hooks));
   // In the table before the server starts, so a server that dies at once is
   // taken out again by its own close(), never left behind.
   {
@@ -77,6 +78,19 @@ std::shared_ptr<Session> SessionTable::find(const std::string& id) {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   return it == sessions_.end() ? nullptr : it->second;
+}
+
+void SessionTable::closeRemovedServers(const config::Config& config) {
+  std::vector<std::shared_ptr<Session>> removed;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, session] : sessions_) {
+      if (!config.servers.contains(session->server())) removed.push_back(session);
+    }
+  }
+  for (auto& session : removed) {
+    session->close("server '" + session->server() + "' was removed from the config");
+  }
 }
 
 void SessionTable::closeAll(const std::string& reason) {

@@ -11,15 +11,14 @@
 #include <unordered_map>
 
 #include "config/config.h"
-#include "gateway/filter.h"
+#include "gateway/generation.h"
 #include "gateway/session.h"
 
 namespace mcpgate::gateway {
 
 class SessionTable {
  public:
-  SessionTable(boost::asio::io_context& io, std::shared_ptr<const config::Config> config,
-               std::shared_ptr<const FilterChain> filters);
+  SessionTable(boost::asio::io_context& io, std::shared_ptr<const CurrentGeneration> current);
 
   enum class CreateError { kTooMany, kSpawnFailed };
   struct Failure {
@@ -27,18 +26,21 @@ class SessionTable {
     std::string message;
   };
   // A new session with a fresh id from the CSPRNG and its server started,
-  // owned by `client` (empty without auth).
+  // owned by `client` (empty without auth). `server` belongs to
+  // `generation`'s config, which the session keeps for its lifetime.
   [[nodiscard]] std::expected<std::shared_ptr<Session>, Failure> create(
-      const config::ServerConfig& server, const std::string& client = {});
+      const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
+      const std::string& client = {});
   [[nodiscard]] std::shared_ptr<Session> find(const std::string& id);
   void closeAll(const std::string& reason);
+  // Closes the sessions of servers that `config` no longer has (after a reload).
+  void closeRemovedServers(const config::Config& config);
   // Server processes not yet reaped: shutdown waits for this to reach 0.
   [[nodiscard]] int childrenAlive() const { return children_alive_.load(); }
 
  private:
   boost::asio::io_context& io_;
-  std::shared_ptr<const config::Config> config_;
-  std::shared_ptr<const FilterChain> filters_;
+  std::shared_ptr<const CurrentGeneration> current_;
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
   std::atomic<int> children_alive_{0};

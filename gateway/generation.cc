@@ -1,0 +1,18 @@
+#include "gateway/generation.h"
+
+#include "gateway/dlp_filter.h"
+
+namespace mcpgate::gateway {
+
+std::expected<std::shared_ptr<const Generation>, std::string> buildGeneration(
+    std::shared_ptr<const config::Config> config, std::uint64_t number) {
+  auto filters = buildFilterChain(*config);
+  if (!filters) return std::unexpected(filters.error());
+  auto generation = std::make_shared<Generation>();
+  generation->config = std::move(config);
+  generation->filters = std::move(*filters);
+  generation->number = number;
+  return generation;
+}
+
+}  // namespace mcpgate::gateway

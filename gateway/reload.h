@@ -1,0 +1,52 @@
+#pragma once
+
+// Hot reload for `serve`: on SIGHUP, and when the config file or a rule file
+// changes on disk (inotify), the config is loaded and its rules compiled on a
+// thread of their own, off the request path; then the new generation is
+// swapped in whole. A config that does not load, or rules that do not
+// compile, are logged with their error and the running generation stays.
+
+#include <boost/asio/io_context.hpp>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "gateway/generation.h"
+#include "gateway/sessions.h"
+
+namespace mcpgate::gateway {
+
+class Reloader {
+ public:
+  Reloader(boost::asio::io_context& io, std::string config_path,
+           std::shared_ptr<CurrentGeneration> current, SessionTable& sessions);
+  ~Reloader();  // stops the watch and waits for a reload in progress
+
+  void start();
+  // Asks for a reload; several asks within the settle time make one reload.
+  void request(const std::string& why);
+  [[nodiscard]] bool pending() const;  // a reload is asked for or running
+
+ private:
+  struct Watch;
+  void readEvents();
+  void waitForHangup();
+  void worker(const std::stop_token& stop);
+  void reload(const std::string& why);
+
+  boost::asio::io_context& io_;
+  const std::string config_path_;
+  std::shared_ptr<CurrentGeneration> current_;
+  SessionTable& sessions_;
+  std::unique_ptr<Watch> watch_;
+
+  mutable std::mutex mu_;
+  std::condition_variable_any wake_;
+  std::string asked_;  // why, when a reload is asked for and not yet started
+  bool running_ = false;
+  std::jthread thread_;
+};
+
+}  // namespace mcpgate::gateway
