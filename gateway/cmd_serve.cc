@@ -14,10 +14,12 @@
 
 #include "config/address.h"
 #include "config/config.h"
+#include "gateway/audit.h"
 #include "gateway/cli.h"
 #include "gateway/dlp_filter.h"
 #include "gateway/http_server.h"
 #include "gateway/log.h"
+#include "gateway/metrics.h"
 #include "gateway/serve_common.h"
 #include "gateway/sessions.h"
 
@@ -42,6 +44,15 @@ void stopWhenChildrenGone(asio::io_context& io, SessionTable& sessions,
       return;
     }
     stopWhenChildrenGone(io, sessions, deadline);
+  });
+}
+
+// SIGHUP reopens the audit log, after logrotate moved it away.
+void reopenAuditLogOnHangup(asio::signal_set& hangup) {
+  hangup.async_wait([&hangup](boost::system::error_code ec, int) {
+    if (ec) return;
+    audit::reopen();
+    reopenAuditLogOnHangup(hangup);
   });
 }
 
@@ -93,6 +104,11 @@ int runServe(Args args) {
     return 1;
   }
 
+  if (auto audit_log = audit::start(config->audit, /*stdout_is_mcp=*/false); !audit_log) {
+    std::cerr << "mcpgate serve: " << audit_log.error() << "\n";
+    return 1;
+  }
+
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   asio::io_context io;
   SessionTable sessions(io, config, *filters);
@@ -111,17 +127,22 @@ int runServe(Args args) {
                           {"url", "http://" + address + "/mcp/<server>"},
                           {"servers", names},
                           {"config", config->source}});
+  metrics::setReady();
 
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int sig) {
     if (ec) return;
     log::info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+    metrics::setNotReady("shutting down");
     server.stop();
     sessions.closeAll("the gateway is shutting down");
     stopWhenChildrenGone(
         io, sessions,
         std::chrono::steady_clock::now() + config->session.grace + std::chrono::seconds(2));
   });
+
+  asio::signal_set hangup(io, SIGHUP);
+  reopenAuditLogOnHangup(hangup);
 
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::jthread> threads;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "config/config.h"
+#include "gateway/audit.h"
 #include "gateway/cli.h"
 #include "gateway/dlp_filter.h"
 #include "gateway/jsonrpc.h"
@@ -151,6 +152,11 @@ int runStdio(Args args) {
   auto filters = buildFilterChain(*config);
   if (!filters) {
     std::cerr << "mcpgate stdio: " << filters.error() << "\n";
+    return 1;
+  }
+
+  if (auto audit_log = audit::start(config->audit, /*stdout_is_mcp=*/true); !audit_log) {
+    std::cerr << "mcpgate stdio: " << audit_log.error() << "\n";
     return 1;
   }
 

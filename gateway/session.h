@@ -73,12 +73,16 @@ class Session : public std::enable_shared_from_this<Session> {
     bool initialize;
     std::string method;  // for the log lines about its response
     std::string tool;    // for tools/call: the tool it calls
+    std::chrono::steady_clock::time_point received{};  // for its latency in /metrics
   };
 
   void fromServer(std::string line);  // on the strand
   void upstreamExited(const std::string& status, const std::string& stopped_because);
   void routeUnsolicited(std::string message);                         // mu_ held
-  void completeLocked(const std::string& key, std::string response);  // mu_ held
+  // Answers a pending request; `outcome` is how it ended, for /metrics.
+  void completeLocked(const std::string& key, std::string response,
+                      std::string_view outcome);  // mu_ held
+  void countDone(const Pending& pending, std::string_view outcome) const;
   void scheduleTick();
   void tick();
   void failAllLocked(const std::string& reason);
