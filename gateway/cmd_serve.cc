@@ -132,8 +132,8 @@ int runServe(Args args) {
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int sig) {
     if (ec) return;
-    log::info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
     metrics::setNotReady("shutting down");
+    log::info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
     server.stop();
     sessions.closeAll("the gateway is shutting down");
     stopWhenChildrenGone(

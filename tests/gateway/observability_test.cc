@@ -2,9 +2,13 @@
 // file (one line per finding and decision, never the secret), /metrics in the
 // Prometheus text format, /readyz.
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -359,6 +363,57 @@ TEST(Readyz, ReadyWhileServing) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.json_body(), json({{"status", "ready"}}));
   EXPECT_EQ(http(gw.port(), "GET", "/healthz").status, 200);
+}
+
+// GET /readyz on a connection kept open across requests (the harness's
+// requests each close theirs): one a load balancer opened before shutdown.
+class KeptAliveConnection {
+ public:
+  explicit KeptAliveConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  }
+  ~KeptAliveConnection() { ::close(fd_); }
+
+  HttpResponse readyz() {
+    HttpResponse response;
+    const std::string request = "GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    if (!connected_ || ::write(fd_, request.data(), request.size()) < 0) return response;
+    std::string raw;
+    char buffer[4096];
+    for (;;) {
+      response = parseResponse(raw);
+      const std::string length = response.header("content-length");
+      if (!length.empty() && response.body.size() >= std::stoul(length)) return response;
+      const ssize_t n = ::read(fd_, buffer, sizeof buffer);
+      if (n <= 0) return response;
+      raw.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+TEST(Readyz, NotReadyOnceShuttingDown) {
+  TempDir dir;
+  // A server that ignores SIGTERM keeps the gateway draining for the grace period.
+  Gateway gw("listen: 127.0.0.1:0\nservers:\n" +
+             testServerYaml("test", "    env: {TEST_SERVER_IGNORE_SIGTERM: '1'}\n") +
+             "session: {grace: 3s}\n");
+  (void)gw.initialize("test");
+  KeptAliveConnection connection(gw.port());
+  EXPECT_EQ(connection.readyz().status, 200);
+  ASSERT_EQ(::kill(gw.pid(), SIGTERM), 0);
+  ASSERT_TRUE(waitUntil([&] { return gw.log().find("shutting down") != std::string::npos; },
+                        std::chrono::seconds(5)));
+  HttpResponse draining = connection.readyz();
+  EXPECT_EQ(draining.status, 503) << draining.body;
+  EXPECT_EQ(draining.body, R"({"reason":"shutting down","status":"not ready"})");
 }
 
 }  // namespace
