@@ -9,7 +9,9 @@
 
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
@@ -80,8 +82,18 @@ std::string dump(const nlohmann::ordered_json& line) {
   return line.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::mutex g_sink_mu;
-std::shared_ptr<Sink> g_sink;
+struct SinkSlot {
+  std::mutex mu;
+  std::shared_ptr<Sink> sink;
+};
+
+SinkSlot& slot() {
+  // Never destroyed: a detached thread (mcpgate stdio's stdin reader) may
+  // still audit a finding while the process exits.
+  alignas(SinkSlot) static std::byte storage[sizeof(SinkSlot)];
+  static SinkSlot* const instance = std::construct_at(reinterpret_cast<SinkSlot*>(storage));
+  return *instance;
+}
 
 // Creates `dir` 0700 when missing (its parents as the umask allows).
 std::expected<void, std::string> makePrivateDir(const fs::path& dir) {
@@ -261,13 +273,14 @@ std::string Sink::keyedHash(std::string_view value) const {
 }
 
 void setSink(std::shared_ptr<Sink> sink) {
-  std::lock_guard lock(g_sink_mu);
-  g_sink = std::move(sink);
+  std::lock_guard lock(slot().mu);
+  slot().sink.swap(sink);
+  // The old sink (in `sink` now) closes after the lock is released.
 }
 
 std::shared_ptr<Sink> currentSink() {
-  std::lock_guard lock(g_sink_mu);
-  return g_sink;
+  std::lock_guard lock(slot().mu);
+  return slot().sink;
 }
 
 std::expected<void, std::string> start(const config::AuditConfig& audit, bool stdout_is_mcp) {

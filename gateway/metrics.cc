@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -175,8 +176,11 @@ struct Registry {
 };
 
 Registry& registry() {
-  static Registry instance;
-  return instance;
+  // Never destroyed: a detached thread (mcpgate stdio's stdin reader) may
+  // still count a request while the process exits.
+  alignas(Registry) static std::byte storage[sizeof(Registry)];
+  static Registry* const instance = std::construct_at(reinterpret_cast<Registry*>(storage));
+  return *instance;
 }
 
 constexpr std::array<std::string_view, 28> kMethods = {
