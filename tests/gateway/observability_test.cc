@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -338,6 +339,34 @@ TEST(Metrics, CountBlockedCallsRedactedResultsSessionsAndChildren) {
       std::chrono::seconds(10)));
   EXPECT_EQ(valueOf(gone, "mcpgate_sessions"), 0);
   EXPECT_EQ(valueOf(gone, "mcpgate_reaps_total", {{"server", "test"}}), 1);
+}
+
+TEST(Metrics, SandboxRefusalsAreCounted) {
+  // A bind whose source vanished after the config was loaded: the sandbox
+  // refuses to start the server (as in Gateway.SandboxRefusalReachesTheClientAndTheLog).
+  TempDir dir;
+  const std::string gone = dir.path() + "/gone";
+  std::filesystem::create_directory(gone);
+  Gateway gw(config(dir, "sandbox:\n  binds: [{src: " + gone + ", dst: /data}]\n"));
+  std::filesystem::remove(gone);
+  json init = {{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}};
+  auto r = gw.post("test", init, "", "application/json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json_body()["error"]["code"], -32000) << r.body;
+  std::vector<Sample> samples;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        samples = scrape(gw);
+        return valueOf(samples, "mcpgate_children") == 0;
+      },
+      std::chrono::seconds(10)));
+  EXPECT_EQ(valueOf(samples, "mcpgate_sandbox_refusals_total", {{"server", "test"}}), 1);
+  EXPECT_EQ(valueOf(samples, "mcpgate_spawns_total", {{"server", "test"}}), 1);
+  EXPECT_EQ(valueOf(samples, "mcpgate_reaps_total", {{"server", "test"}}), 1);
+  EXPECT_EQ(valueOf(samples, "mcpgate_sessions"), 0);
+  EXPECT_EQ(valueOf(samples, "mcpgate_jsonrpc_requests_total",
+                    {{"server", "test"}, {"method", "initialize"}, {"outcome", "closed"}}),
+            1);
 }
 
 TEST(Metrics, ClientChosenMethodNamesDoNotBecomeLabels) {
