@@ -171,6 +171,36 @@ TEST(AuditLog, StdoutIsRefusedInStdioModeWhereItCarriesMcp) {
       << run.output;
 }
 
+TEST(AuditLog, StdioModeWritesTheFileToo) {
+  TempDir dir;
+  const std::string audit_path = dir.path() + "/audit.jsonl";
+  const std::string cfg = dir.write(
+      "gw.yaml",
+      config(dir, "dlp: {default_action: {request: block}}\naudit: {path: " + audit_path + "}\n"));
+  json init = {{"jsonrpc", "2.0"},
+               {"id", 0},
+               {"method", "initialize"},
+               {"params",
+                {{"protocolVersion", "2025-06-18"},
+                 {"capabilities", json::object()},
+                 {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
+  json call = {{"jsonrpc", "2.0"},
+               {"id", 1},
+               {"method", "tools/call"},
+               {"params", {{"name", "echo"}, {"arguments", {{"text", kAwsKey}}}}}};
+  const std::string input = dir.write("input.jsonl", init.dump() + "\n" + call.dump() + "\n");
+  auto run = runCommand("sh -c '" + mcpgateBinary() + " stdio -c " + cfg + " test < " + input +
+                        " 2>/dev/null'");
+  EXPECT_EQ(run.output.find(kAwsKey), std::string::npos) << run.output;
+  const std::string content = readFile(audit_path);
+  EXPECT_EQ(content.find(kAwsKey), std::string::npos) << content;
+  const std::vector<json> lines = jsonLines(content);
+  ASSERT_EQ(lines.size(), 1u) << content << run.output;
+  EXPECT_EQ(lines[0]["rule"], "aws-access-key-id");
+  EXPECT_EQ(lines[0]["action"], "block");
+  EXPECT_EQ(lines[0]["tool"], "echo");
+}
+
 TEST(AuditLog, SighupReopensTheFileForLogrotate) {
   TempDir dir;
   const std::string audit_path = dir.path() + "/audit.jsonl";
