@@ -71,6 +71,18 @@ struct DlpConfig {
   std::optional<dlp::Action> response_action;
 };
 
+// The `audit:` section. Without it there is no audit file: findings and policy
+// decisions still go to the log on stderr, without the keyed hash.
+struct AuditConfig {
+  bool enabled = false;  // the file has an `audit:` section
+  // Absolute file the JSON lines are appended to, or "-" for stdout.
+  // Defaults to <state_dir>/audit.jsonl.
+  std::string path;
+  // Absolute file holding the HMAC key of the matched-value hashes, created
+  // (0600) on first start when missing. Defaults to <state_dir>/audit.key.
+  std::string key_file;
+};
+
 struct Config {
   std::string source;                     // path of the file it was loaded from
   std::string listen_host = "127.0.0.1";  // IPv6 without brackets ("::1")
@@ -94,6 +106,7 @@ struct Config {
   // The global `sandbox:` section (SandboxPolicy's defaults where it is absent).
   sandbox::SandboxPolicy sandbox;
   DlpConfig dlp;
+  AuditConfig audit;
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code

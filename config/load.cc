@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "config/address.h"
+#include "config/audit_section.h"
 #include "config/config.h"
 #include "config/dlp_section.h"
 #include "config/origin.h"
@@ -135,10 +136,12 @@ class Loader : private detail::Reader {
         }
       } else if (e.key == "dlp") {
         done = loadDlpSection(e.key_node, e.value, file_, dir_, config.dlp);
+      } else if (e.key == "audit") {
+        done = loadAuditSection(e.key_node, e.value, file_, dir_, config.audit);
       } else {
         done = unknownKey(e, "at top level",
                           {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
-                           "mcpServers", "session", "limits", "sandbox", "dlp"});
+                           "mcpServers", "session", "limits", "sandbox", "dlp", "audit"});
       }
       if (!done) return done;
     }
@@ -479,6 +482,7 @@ std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path
   auto loaded = loader.load(root, config);
   if (!loaded) return std::unexpected(loaded.error());
   finishDlpSection(config.dlp);
+  finishAuditSection(config.state_dir, config.audit);
   return std::make_shared<const Config>(std::move(config));
 }
 
@@ -570,6 +574,10 @@ std::string describeConfig(const Config& config) {
     emitGlobalSandbox(out, config.sandbox);
     out << YAML::Key << "dlp" << YAML::Value;
     emitDlpSection(out, config.dlp);
+    if (config.audit.enabled) {
+      out << YAML::Key << "audit" << YAML::Value;
+      emitAuditSection(out, config.audit);
+    }
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, server] : config.servers) emitServer(out, name, server);
     out << YAML::EndMap;

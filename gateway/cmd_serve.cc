@@ -14,11 +14,13 @@
 
 #include "config/address.h"
 #include "config/config.h"
+#include "gateway/audit.h"
 #include "gateway/cli.h"
 #include "gateway/generation.h"
 #include "gateway/http_server.h"
 #include "gateway/log.h"
 #include "gateway/reload.h"
+#include "gateway/metrics.h"
 #include "gateway/serve_common.h"
 #include "gateway/sessions.h"
 
@@ -94,6 +96,11 @@ int runServe(Args args) {
     return 1;
   }
 
+  if (auto audit_log = audit::start(config->audit, /*stdout_is_mcp=*/false); !audit_log) {
+    std::cerr << "mcpgate serve: " << audit_log.error() << "\n";
+    return 1;
+  }
+
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   asio::io_context io;
   auto current = std::make_shared<CurrentGeneration>(*first);
@@ -113,6 +120,7 @@ int runServe(Args args) {
                           {"url", "http://" + address + "/mcp/<server>"},
                           {"servers", names},
                           {"config", config->source}});
+  metrics::setReady();
 
   Reloader reloader(io, config_path, current, sessions);
   reloader.start();
@@ -120,6 +128,7 @@ int runServe(Args args) {
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int sig) {
     if (ec) return;
+    metrics::setNotReady("shutting down");
     log::info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
     server.stop();
     sessions.closeAll("the gateway is shutting down");

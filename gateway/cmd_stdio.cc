@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "config/config.h"
+#include "gateway/audit.h"
 #include "gateway/cli.h"
 #include "gateway/generation.h"
 #include "gateway/jsonrpc.h"
@@ -154,6 +155,11 @@ int runStdio(Args args) {
     return 1;
   }
   auto current = std::make_shared<const CurrentGeneration>(*generation);
+
+  if (auto audit_log = audit::start(config->audit, /*stdout_is_mcp=*/true); !audit_log) {
+    std::cerr << "mcpgate stdio: " << audit_log.error() << "\n";
+    return 1;
+  }
 
   ::signal(SIGPIPE, SIG_IGN);
   asio::io_context io(1);

@@ -13,6 +13,7 @@
 #include "config/origin.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
+#include "gateway/metrics.h"
 
 namespace mcpgate::gateway {
 
@@ -43,6 +44,7 @@ struct Reply {
   http::status status;
   std::string body;  // JSON; empty for 202 and DELETE
   std::string session_id;
+  std::string_view content_type = "application/json";
 };
 
 // An HTTP-level refusal, with a JSON-RPC error body that says what to fix.
@@ -68,6 +70,8 @@ class Connection {
       parser.body_limit(config_->limits.max_body_bytes);
       stream_.expires_after(kIdleConnectionTimeout);
       auto [ec, n] = co_await http::async_read(stream_, buffer, parser, as_tuple(use_awaitable));
+      request_started_ = std::chrono::steady_clock::now();
+      metric_server_.clear();
       if (ec == http::error::body_limit) {
         Reply r = refuse(http::status::payload_too_large, jsonrpc::kInvalidRequest,
                          "request body exceeds the limit of " +
@@ -100,13 +104,15 @@ class Connection {
   awaitable<bool> write(unsigned version, const Reply& reply, bool keep_alive) {
     http::response<http::string_body> res{reply.status, version};
     res.set(http::field::server, "mcpgate");
-    if (!reply.body.empty()) res.set(http::field::content_type, "application/json");
+    if (!reply.body.empty()) res.set(http::field::content_type, reply.content_type);
     if (!reply.session_id.empty()) res.set("Mcp-Session-Id", reply.session_id);
     if (reply.status == http::status::method_not_allowed)
       res.set(http::field::allow, "GET, POST, DELETE");
     res.body() = reply.body;
     res.keep_alive(keep_alive);
     res.prepare_payload();
+    metrics::httpReply(metric_server_, static_cast<unsigned>(reply.status),
+                       std::chrono::steady_clock::now() - request_started_);
     stream_.expires_after(kWriteTimeout);
     auto [ec, n] = co_await http::async_write(stream_, res, as_tuple(use_awaitable));
     stream_.expires_never();
@@ -125,11 +131,24 @@ class Connection {
         co_return co_await write(version, reply_out, keep_alive);
       }
     }
+    if (target == "/readyz") {
+      const std::optional<std::string> not_ready = metrics::notReadyReason();
+      json status = not_ready ? json{{"status", "not ready"}, {"reason", *not_ready}}
+                              : json{{"status", "ready"}};
+      Reply reply_out = {not_ready ? http::status::service_unavailable : http::status::ok,
+                         status.dump(), ""};
+      co_return co_await write(version, reply_out, keep_alive);
+    }
+    if (target == "/metrics") {
+      Reply reply_out = {http::status::ok, metrics::render(), "", metrics::kContentType};
+      co_return co_await write(version, reply_out, keep_alive);
+    }
     const config::ServerConfig* server = nullptr;
     if (target.starts_with(kMcpPrefix)) {
       auto it = config_->servers.find(std::string(target.substr(kMcpPrefix.size())));
       if (it != config_->servers.end()) server = &it->second;
     }
+    if (server != nullptr) metric_server_ = server->name;
     if (server == nullptr) {
       {
         Reply reply_out = refuse(
@@ -407,6 +426,7 @@ class Connection {
     res.chunked(true);
     http::response_serializer<http::empty_body> serializer{res};
     stream_.expires_after(kWriteTimeout);
+    metrics::httpReply(metric_server_, 200, std::chrono::steady_clock::now() - request_started_);
     auto [ec, n] = co_await http::async_write_header(stream_, serializer, as_tuple(use_awaitable));
     std::string events;
     while (!ec) {
@@ -445,6 +465,9 @@ class Connection {
   std::shared_ptr<const Generation> generation_;  // of the request being served
   std::shared_ptr<const config::Config> config_;  // generation_->config
   SessionTable& sessions_;
+  // For /metrics: when the request being answered was read, and its server.
+  std::chrono::steady_clock::time_point request_started_;
+  std::string metric_server_;
 };
 
 }  // namespace

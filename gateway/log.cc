@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 
 namespace mcpgate::gateway::log {
@@ -12,6 +14,8 @@ namespace {
 std::atomic<int> g_level{static_cast<int>(Level::kInfo)};
 
 constexpr std::string_view kNames[] = {"debug", "info", "warn", "error"};
+
+}  // namespace
 
 std::string timestamp() {
   using namespace std::chrono;
@@ -26,8 +30,6 @@ std::string timestamp() {
                 static_cast<int>(millis));
   return buf;
 }
-
-}  // namespace
 
 void setLevel(Level level) { g_level = static_cast<int>(level); }
 
@@ -50,7 +52,11 @@ void write(Level level, std::string_view msg, const nlohmann::json& fields) {
   line["level"] = kNames[static_cast<int>(level)];
   line["msg"] = msg;
   if (fields.is_object()) {
-    for (const auto& [key, value] : fields.items()) line[key] = value;
+    for (const auto& [key, value] : fields.items()) {
+      // A field must not pass itself off as the line's own time, level or message.
+      const bool reserved = key == "time" || key == "level" || key == "msg";
+      line[reserved ? "field_" + key : key] = value;
+    }
   }
   // Invalid UTF-8 from a child's stderr must not make the logger throw.
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -60,6 +66,7 @@ void write(Level level, std::string_view msg, const nlohmann::json& fields) {
   std::size_t left = text.size();
   while (left > 0) {
     ssize_t n = ::write(STDERR_FILENO, p, left);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     p += n;
     left -= static_cast<std::size_t>(n);

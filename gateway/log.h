@@ -4,6 +4,7 @@
 // channel in stdio mode). Thread-safe; a line is written with one write().
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 namespace mcpgate::gateway::log {
@@ -14,6 +15,9 @@ void setLevel(Level level);
 // Accepts debug, info, warn, error; false for anything else.
 bool setLevel(std::string_view name);
 [[nodiscard]] bool enabled(Level level);
+
+// Now, as every log and audit line writes it: UTC, RFC 3339 with milliseconds.
+[[nodiscard]] std::string timestamp();
 
 void write(Level level, std::string_view msg, const nlohmann::json& fields = nullptr);
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config/address.h"
+#include "gateway/audit.h"
 #include "gateway/log.h"
 #include "gateway/serve_common.h"
 
@@ -126,6 +127,7 @@ void Reloader::readEvents() {
 void Reloader::waitForHangup() {
   watch_->hangup.async_wait([this](boost::system::error_code ec, int) {
     if (ec) return;
+    audit::reopen();  // logrotate moved it away, whether or not the config changed
     request("SIGHUP");
     waitForHangup();
   });
@@ -176,6 +178,16 @@ void Reloader::reload(const std::string& why) {
     return;
   }
   const config::Config& now = *(*next)->config;
+  const config::AuditConfig& was = old->config->audit;
+  if (now.audit.enabled != was.enabled || now.audit.path != was.path ||
+      now.audit.key_file != was.key_file) {
+    // Opened before the swap: an audit log that cannot be opened keeps the old config.
+    if (auto started = audit::start(now.audit, /*stdout_is_mcp=*/false); !started) {
+      log::error("config reload failed; keeping the running config",
+                 {{"trigger", why}, {"generation", old->number}, {"error", started.error()}});
+      return;
+    }
+  }
   if (now.listen_host != old->config->listen_host || now.listen_port != old->config->listen_port) {
     log::warn("the listen address changed in the config; it takes effect at the next restart",
               {{"listening_as_configured",

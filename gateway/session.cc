@@ -5,6 +5,7 @@
 
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
+#include "gateway/metrics.h"
 #include "gateway/serve_common.h"
 #include "gateway/upstream.h"
 
@@ -22,6 +23,13 @@ inline constexpr int kRequestCancelled = -32800;
 
 json gatewayData(std::string_view reason, const std::string& server) {
   return {{"gateway", "mcpgate"}, {"reason", reason}, {"server", server}};
+}
+
+std::string_view methodOf(const json& message) {
+  auto it = message.find("method");
+  return it != message.end() && it->is_string()
+             ? std::string_view(it->get_ref<const std::string&>())
+             : std::string_view();
 }
 
 std::string describeDuration(std::chrono::milliseconds d) {
@@ -93,6 +101,7 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
       auto kind = jsonrpc::classify(message);
       std::string key = kind == jsonrpc::Kind::kRequest ? jsonrpc::idKey(message["id"]) : "";
       if (kind == jsonrpc::Kind::kRequest && pending_.contains(key)) {
+        metrics::requestDone(server_.name, methodOf(message), "invalid", {});
         mailbox->pushFinal(
             jsonrpc::errorResponse(message["id"], jsonrpc::kInvalidRequest,
                                    "a request with this id is already pending in this session",
@@ -106,6 +115,7 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
                 : jsonrpc::errorResponse(message.contains("id") ? message["id"] : json(nullptr),
                                          verdict.code, verdict.message, verdict.data);
         if (kind == jsonrpc::Kind::kRequest) {
+          metrics::requestDone(server_.name, methodOf(message), "blocked", {});
           mailbox->pushFinal(std::move(error));
         } else if (kind == jsonrpc::Kind::kResponse) {
           // The client's answer to a server request (sampling, elicitation):
@@ -126,7 +136,8 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
             message["method"] == "initialize",
             message["method"].is_string() ? message["method"].get<std::string>() : std::string(),
             std::string(jsonrpc::toolOf(message)),
-            filters};
+            filters,
+            now};
         if (auto params = message.find("params"); params != message.end() && params->is_object()) {
           if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
             if (auto token = meta->find("progressToken"); token != meta->end()) {
@@ -144,8 +155,10 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
           if (auto rid = params->find("requestId"); rid != params->end()) {
             std::string rkey = jsonrpc::idKey(*rid);
             if (pending_.contains(rkey)) {
-              completeLocked(rkey, jsonrpc::errorResponse(*rid, kRequestCancelled,
-                                                          "request cancelled by the client"));
+              completeLocked(rkey,
+                             jsonrpc::errorResponse(*rid, kRequestCancelled,
+                                                    "request cancelled by the client"),
+                             "cancelled");
             }
           }
         }
@@ -179,9 +192,15 @@ Session::StreamResult Session::openStream(const std::shared_ptr<Mailbox>& mailbo
   return StreamResult::kOk;
 }
 
-void Session::completeLocked(const std::string& key, std::string response) {
+void Session::countDone(const Pending& pending, std::string_view outcome) const {
+  metrics::requestDone(server_.name, pending.method, outcome, Clock::now() - pending.received);
+}
+
+void Session::completeLocked(const std::string& key, std::string response,
+                             std::string_view outcome) {
   auto it = pending_.find(key);
   if (it == pending_.end()) return;
+  countDone(it->second, outcome);
   if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
   it->second.mailbox->pushFinal(std::move(response));
   pending_.erase(it);
@@ -219,7 +238,8 @@ void Session::fromServer(std::string line) {
           std::lock_guard lock(mu_);
           completeLocked(
               jsonrpc::idKey(message["id"]),
-              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data),
+              "blocked");
           return;
         }
         case jsonrpc::Kind::kRequest:
@@ -257,7 +277,7 @@ void Session::fromServer(std::string line) {
           batches_allowed_ = version != result->end() && *version == "2025-03-26";
         }
       }
-      completeLocked(key, std::move(line));
+      completeLocked(key, std::move(line), message.contains("error") ? "error" : "ok");
       return;
     }
     case jsonrpc::Kind::kNotification: {
@@ -315,6 +335,7 @@ void Session::routeUnsolicited(std::string message) {
 
 void Session::failAllLocked(const std::string& reason) {
   for (auto& [key, pending] : pending_) {
+    countDone(pending, "closed");
     pending.mailbox->pushFinal(jsonrpc::errorResponse(json::parse(key), jsonrpc::kUpstreamError,
                                                       reason,
                                                       gatewayData("session_closed", server_.name)));
@@ -373,6 +394,7 @@ void Session::tick() {
     if (closed_) return;
     for (auto it = pending_.begin(); it != pending_.end();) {
       if (it->second.deadline <= now) {
+        countDone(it->second, "timeout");
         json id = json::parse(it->first);
         it->second.mailbox->pushFinal(
             jsonrpc::errorResponse(id, jsonrpc::kUpstreamTimeout,

@@ -80,12 +80,16 @@ class Session : public std::enable_shared_from_this<Session> {
     // What scanned the request scans its response: a reload meanwhile does
     // not change the rules of a request in flight.
     std::shared_ptr<const FilterChain> filters;
+    std::chrono::steady_clock::time_point received{};  // for its latency in /metrics
   };
 
   void fromServer(std::string line);  // on the strand
   void upstreamExited(const std::string& status, const std::string& stopped_because);
   void routeUnsolicited(std::string message);                         // mu_ held
-  void completeLocked(const std::string& key, std::string response);  // mu_ held
+  // Answers a pending request; `outcome` is how it ended, for /metrics.
+  void completeLocked(const std::string& key, std::string response,
+                      std::string_view outcome);  // mu_ held
+  void countDone(const Pending& pending, std::string_view outcome) const;
   void scheduleTick();
   void tick();
   void failAllLocked(const std::string& reason);

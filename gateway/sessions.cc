@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gateway/log.h"
+#include "gateway/metrics.h"
 
 namespace mcpgate::gateway {
 
@@ -47,9 +48,12 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
   }
   Session::Hooks hooks{[this](const std::string& sid) {
                          std::lock_guard lock(mu_);
-                         sessions_.erase(sid);
+                         if (sessions_.erase(sid) > 0) metrics::sessionsChanged(-1);
                        },
-                       [this] { --children_alive_; }};
+                       [this] {
+                         --children_alive_;
+                         metrics::childrenChanged(-1);
+                       }};
   auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_),
                                            generation->config, server, current_, std::move(hooks));
   // In the table before the server starts, so a server that dies at once is
@@ -57,13 +61,16 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
   {
     std::lock_guard lock(mu_);
     sessions_.emplace(id, session);
+    metrics::sessionsChanged(1);
   }
   ++children_alive_;
+  metrics::childrenChanged(1);
   if (auto started = session->start(); !started) {
     --children_alive_;
+    metrics::childrenChanged(-1);
     {
       std::lock_guard lock(mu_);
-      sessions_.erase(id);
+      if (sessions_.erase(id) > 0) metrics::sessionsChanged(-1);
     }
     log::error("cannot start server", {{"server", server.name}, {"error", started.error()}});
     return std::unexpected(

@@ -13,6 +13,7 @@
 #include <boost/asio/write.hpp>
 
 #include "gateway/log.h"
+#include "gateway/metrics.h"
 #include "sandbox/contain.h"
 
 namespace mcpgate::gateway {
@@ -40,6 +41,7 @@ std::expected<std::shared_ptr<Upstream>, std::string> Upstream::start(
   auto upstream = std::make_shared<Upstream>(executor, std::move(*child), std::move(options),
                                              std::move(callbacks));
   log::info("server started", {{"server", upstream->options_.server}, {"pid", upstream->pid_}});
+  metrics::spawned(upstream->options_.server);
   auto self = upstream;
   asio::co_spawn(
       executor, [self] { return self->readMessages(); }, asio::detached);
@@ -185,6 +187,7 @@ void Upstream::logSandboxLine(std::string_view text) {
     log::write(degraded ? log::Level::kWarn : log::Level::kInfo, "sandbox", fields);
     return;
   }
+  if (!sandbox_refused_) metrics::sandboxRefused(options_.server);
   sandbox_refused_ = true;
   log::error("sandbox refused to start the server",
              {{"server", options_.server}, {"pid", pid_}, {"reason", text}});
@@ -202,6 +205,7 @@ asio::awaitable<void> Upstream::watchExit() {
     if (!status) ::usleep(1000);
   }
   exit_status_ = status.value_or(0);
+  if (status) metrics::reaped(options_.server);
   kill_timer_.cancel();
   pidfd_.close();
   if (!stdout_done_) {

@@ -192,20 +192,7 @@ TEST_F(DlpPath, BlockedResultBecomesAnErrorForTheClient) {
 }
 
 TEST_F(DlpPath, WarnAndLogAreForwardedUnchangedAndLogged) {
-  const std::string rules = dir_.write("markers.yaml",
-                                       "defaults:\n"
-                                       "  category: custom\n"
-                                       "  severity: low\n"
-                                       "  directions: [request]\n"
-                                       "rules:\n"
-                                       "  - id: test-warn-marker\n"
-                                       "    description: a marker that warns\n"
-                                       "    pattern: 'WARNME-[0-9]{6}'\n"
-                                       "    action: warn\n"
-                                       "  - id: test-log-marker\n"
-                                       "    description: a marker that is only logged\n"
-                                       "    pattern: 'LOGME-[0-9]{6}'\n"
-                                       "    action: log\n");
+  const std::string rules = dir_.write("markers.yaml", markerRulesYaml());
   Gateway gw(config("dlp:\n  rules: [" + rules + "]\n"));
   const std::string sid = gw.initialize("test");
 

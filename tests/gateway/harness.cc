@@ -58,6 +58,22 @@ std::string testServerSandbox() {
          "/tests/servers, dst: " + kTestServersInside + "}]\n";
 }
 
+std::string markerRulesYaml() {
+  return "defaults:\n"
+         "  category: custom\n"
+         "  severity: low\n"
+         "  directions: [request]\n"
+         "rules:\n"
+         "  - id: test-warn-marker\n"
+         "    description: a marker that warns\n"
+         "    pattern: 'WARNME-[0-9]{6}'\n"
+         "    action: warn\n"
+         "  - id: test-log-marker\n"
+         "    description: a marker that is only logged\n"
+         "    pattern: 'LOGME-[0-9]{6}'\n"
+         "    action: log\n";
+}
+
 std::string testServerYaml(const std::string& name, const std::string& extra) {
   return "  " + name + ":\n    command: node\n    args: [" + testServerPath() + "]\n" +
          testServerSandbox() + extra;

@@ -39,6 +39,9 @@ std::string testServerSandbox();
 // A `servers:` entry named `name` running the test server; `extra` holds more
 // server-level lines ("    env: {...}\n").
 std::string testServerYaml(const std::string& name = "test", const std::string& extra = "");
+// A rule file with two request rules: test-warn-marker (WARNME-NNNNNN, warn)
+// and test-log-marker (LOGME-NNNNNN, log).
+std::string markerRulesYaml();
 bool processExists(pid_t pid);  // false once reaped (a zombie still exists)
 // Every process below `root` (children, grandchildren, ...), read from /proc:
 // with the sandbox, a server's host pid is known only this way.
