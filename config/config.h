@@ -71,6 +71,12 @@ struct DlpConfig {
   std::optional<dlp::Action> response_action;
 };
 
+// The aggregate endpoint /mcp.
+struct AggregateConfig {
+  // Between a server's name and its tool's or prompt's: `<server>__<tool>`.
+  std::string separator = "__";
+};
+
 struct Config {
   std::string source;                     // path of the file it was loaded from
   std::string listen_host = "127.0.0.1";  // IPv6 without brackets ("::1")
@@ -94,6 +100,7 @@ struct Config {
   // The global `sandbox:` section (SandboxPolicy's defaults where it is absent).
   sandbox::SandboxPolicy sandbox;
   DlpConfig dlp;
+  AggregateConfig aggregate;
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code
