@@ -83,6 +83,12 @@ struct AuditConfig {
   std::string key_file;
 };
 
+// The aggregate endpoint /mcp.
+struct AggregateConfig {
+  // Between a server's name and its tool's or prompt's: `<server>__<tool>`.
+  std::string separator = "__";
+};
+
 struct Config {
   std::string source;                     // path of the file it was loaded from
   std::string listen_host = "127.0.0.1";  // IPv6 without brackets ("::1")
@@ -107,6 +113,7 @@ struct Config {
   sandbox::SandboxPolicy sandbox;
   DlpConfig dlp;
   AuditConfig audit;
+  AggregateConfig aggregate;
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code

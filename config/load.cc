@@ -138,10 +138,13 @@ class Loader : private detail::Reader {
         done = loadDlpSection(e.key_node, e.value, file_, dir_, config.dlp);
       } else if (e.key == "audit") {
         done = loadAuditSection(e.key_node, e.value, file_, dir_, config.audit);
+      } else if (e.key == "aggregate") {
+        done = loadAggregate(e, config.aggregate);
       } else {
-        done = unknownKey(e, "at top level",
-                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
-                           "mcpServers", "session", "limits", "sandbox", "dlp", "audit"});
+        done = unknownKey(
+            e, "at top level",
+            {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
+             "mcpServers", "session", "limits", "sandbox", "dlp", "audit", "aggregate"});
       }
       if (!done) return done;
     }
@@ -239,6 +242,29 @@ class Loader : private detail::Reader {
     auto value = integerInRange(e, path, 1, max, "an integer from 1 to " + std::to_string(max));
     if (!value) return std::unexpected(value.error());
     return static_cast<std::uint32_t>(*value);
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadAggregate(const Entry& e,
+                                                         AggregateConfig& aggregate) const {
+    auto items = section(e);
+    if (!items) return std::unexpected(items.error());
+    for (const Entry& item : *items) {
+      if (item.key != "separator") return unknownKey(item, "in aggregate", {"separator"});
+      auto text = scalar(item, "aggregate.separator", "a string");
+      if (!text) return std::unexpected(text.error());
+      // It becomes part of tool names, which MCP limits to these characters.
+      const bool valid = !text->empty() && text->size() <= 8 &&
+                         text->find_first_not_of(
+                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                             "WXYZ0123456789_-.") == std::string::npos;
+      if (!valid) {
+        return fail(item.line(), "aggregate.separator '" + *text +
+                                     "' must be 1 to 8 of A-Z a-z 0-9 _ - . (allowed in tool "
+                                     "names)");
+      }
+      aggregate.separator = std::move(*text);
+    }
+    return {};
   }
 
   [[nodiscard]] std::expected<void, Error> loadSession(const Entry& e,

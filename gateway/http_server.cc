@@ -31,6 +31,7 @@ namespace {
 constexpr auto kIdleConnectionTimeout = std::chrono::seconds(60);
 constexpr auto kWriteTimeout = std::chrono::seconds(60);
 constexpr std::string_view kMcpPrefix = "/mcp/";
+constexpr std::string_view kAggregatePath = "/mcp";  // every server the client may use
 
 using Request = http::request<http::string_body>;
 
@@ -149,12 +150,14 @@ class Connection {
       if (it != config_->servers.end()) server = &it->second;
     }
     if (server != nullptr) metric_server_ = server->name;
-    if (server == nullptr) {
+    const bool aggregate = target == kAggregatePath;
+    if (server == nullptr && !aggregate) {
       {
-        Reply reply_out = refuse(
-            http::status::not_found, jsonrpc::kInvalidRequest,
-            "no MCP server at " + std::string(target) + "; servers are served at /mcp/<name>",
-            "unknown_server");
+        Reply reply_out =
+            refuse(http::status::not_found, jsonrpc::kInvalidRequest,
+                   "no MCP server at " + std::string(target) +
+                       "; servers are served at /mcp/<name>, all of them together at /mcp",
+                   "unknown_server");
         co_return co_await write(version, reply_out, keep_alive);
       }
     }
@@ -162,7 +165,7 @@ class Connection {
     if (auto origin = req[http::field::origin]; !origin.empty()) {
       if (!config::originAllowed(*config_, std::string_view(origin.data(), origin.size()))) {
         log::warn("request refused: Origin not allowed",
-                  {{"origin", std::string(origin)}, {"server", server->name}});
+                  {{"origin", std::string(origin)}, {"path", std::string(target)}});
         {
           Reply reply_out =
               refuse(http::status::forbidden, jsonrpc::kInvalidRequest,
@@ -184,11 +187,11 @@ class Connection {
     }
     switch (req.method()) {
       case http::verb::post:
-        co_return co_await post(req, *server);
+        co_return co_await post(req, server);
       case http::verb::get:
-        co_return co_await get(req);
+        co_return co_await get(req, server);
       case http::verb::delete_:
-        co_return co_await del(req);
+        co_return co_await del(req, server);
       default: {
         Reply reply_out =
             refuse(http::status::method_not_allowed, jsonrpc::kInvalidRequest,
@@ -198,8 +201,10 @@ class Connection {
     }
   }
 
-  // The session named by Mcp-Session-Id, or the reply that refuses the request.
-  std::expected<std::shared_ptr<Session>, Reply> sessionOf(const Request& req) {
+  // The session named by Mcp-Session-Id on this path (`server`, or null for
+  // the aggregate endpoint), or the reply that refuses the request.
+  std::expected<std::shared_ptr<ClientSession>, Reply> sessionOf(
+      const Request& req, const config::ServerConfig* server) {
     auto sid = req["Mcp-Session-Id"];
     if (sid.empty()) {
       return std::unexpected(refuse(http::status::bad_request, jsonrpc::kInvalidRequest,
@@ -207,6 +212,8 @@ class Connection {
                                     "missing_session"));
     }
     auto session = sessions_.find(std::string(sid));
+    // A session is used on the path that created it, and nowhere else.
+    if (session && session->server() != (server == nullptr ? "" : server->name)) session.reset();
     if (!session) {
       return std::unexpected(refuse(http::status::not_found, jsonrpc::kInvalidRequest,
                                     "session not found (it ended or expired); initialize again",
@@ -215,7 +222,8 @@ class Connection {
     return session;
   }
 
-  awaitable<bool> post(Request& req, const config::ServerConfig& server) {
+  // `server` is null on the aggregate endpoint.
+  awaitable<bool> post(Request& req, const config::ServerConfig* server) {
     const unsigned version = req.version();
     const bool keep_alive = req.keep_alive();
     auto accept = req[http::field::accept];
@@ -284,7 +292,7 @@ class Connection {
       }
     }
 
-    std::shared_ptr<Session> session;
+    std::shared_ptr<ClientSession> session;
     if (initialize) {
       if (is_batch) {
         {
@@ -293,7 +301,19 @@ class Connection {
           co_return co_await write(version, reply_out, keep_alive);
         }
       }
-      auto created = sessions_.create(generation_, server);
+      std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> created;
+      if (server != nullptr) {
+        auto one = sessions_.create(generation_, *server);
+        if (one) {
+          created = *one;
+        } else {
+          created = std::unexpected(one.error());
+        }
+      } else {
+        std::vector<std::string> all;
+        for (const auto& [name, s] : config_->servers) all.push_back(name);
+        created = sessions_.createAggregate(generation_, std::move(all));
+      }
       if (!created) {
         bool too_many = created.error().kind == SessionTable::CreateError::kTooMany;
         {
@@ -306,7 +326,7 @@ class Connection {
       }
       session = std::move(*created);
     } else {
-      auto found = sessionOf(req);
+      auto found = sessionOf(req, server);
       if (!found) co_return co_await write(version, found.error(), keep_alive);
       session = std::move(*found);
       if (is_batch && !session->batchesAllowed()) {
@@ -371,7 +391,7 @@ class Connection {
     co_return co_await streamEvents(version, keep_alive, sid, *mailbox, std::move(first));
   }
 
-  awaitable<bool> get(Request& req) {
+  awaitable<bool> get(Request& req, const config::ServerConfig* server) {
     const unsigned version = req.version();
     const bool keep_alive = req.keep_alive();
     auto accept = req[http::field::accept];
@@ -382,7 +402,7 @@ class Connection {
         co_return co_await write(version, reply_out, keep_alive);
       }
     }
-    auto found = sessionOf(req);
+    auto found = sessionOf(req, server);
     if (!found) co_return co_await write(version, found.error(), keep_alive);
     auto mailbox = std::make_shared<Mailbox>(co_await asio::this_coro::executor, true, 0);
     switch ((*found)->openStream(mailbox)) {
@@ -403,8 +423,8 @@ class Connection {
     co_return co_await streamEvents(version, keep_alive, "", *mailbox, std::move(nothing_yet));
   }
 
-  awaitable<bool> del(Request& req) {
-    auto found = sessionOf(req);
+  awaitable<bool> del(Request& req, const config::ServerConfig* server) {
+    auto found = sessionOf(req, server);
     if (!found) co_return co_await write(req.version(), found.error(), req.keep_alive());
     (*found)->close("the client ended the session (HTTP DELETE)");
     {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "gateway/client_session.h"
 #include "gateway/filter.h"
 #include "gateway/generation.h"
 #include "gateway/mailbox.h"
@@ -31,7 +32,7 @@ namespace mcpgate::gateway {
 
 class Upstream;
 
-class Session : public std::enable_shared_from_this<Session> {
+class Session final : public ClientSession, public std::enable_shared_from_this<Session> {
  public:
   struct Hooks {
     std::function<void(const std::string& id)> on_closed;  // drop it from the session table
@@ -50,23 +51,15 @@ class Session : public std::enable_shared_from_this<Session> {
   // Spawns the server. On failure the session is unusable.
   [[nodiscard]] std::expected<void, std::string> start();
 
-  [[nodiscard]] const std::string& id() const { return id_; }
-  [[nodiscard]] const std::string& server() const { return server_.name; }
-  [[nodiscard]] const std::string& client() const { return client_; }
-  // JSON-RPC batches exist only in protocol revision 2025-03-26.
-  [[nodiscard]] bool batchesAllowed() const { return batches_allowed_.load(); }
+  [[nodiscard]] const std::string& id() const override { return id_; }
+  [[nodiscard]] const std::string& server() const override { return server_.name; }
+  [[nodiscard]] const std::string& client() const override { return client_; }
+  [[nodiscard]] bool batchesAllowed() const override { return batches_allowed_.load(); }
 
-  enum class Accepted { kOk, kClosed };
-  // Messages a client POSTed (one, or a batch). Requests get their answers in
-  // `mailbox` (which may be null when there are none).
   Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
-                      const std::shared_ptr<Mailbox>& mailbox);
-
-  enum class StreamResult { kOk, kClosed, kConflict };
-  // The GET stream: messages the server sends outside any pending request.
-  StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox);
-
-  void close(const std::string& reason);  // DELETE, idle, shutdown; idempotent
+                      const std::shared_ptr<Mailbox>& mailbox) override;
+  StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) override;
+  void close(const std::string& reason) override;
 
  private:
   struct Pending {

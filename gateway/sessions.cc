@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gateway/aggregate.h"
 #include "gateway/log.h"
 #include "gateway/metrics.h"
 
@@ -81,18 +82,47 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
   return session;
 }
 
-std::shared_ptr<Session> SessionTable::find(const std::string& id) {
+std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTable::createAggregate(
+    const std::shared_ptr<const Generation>& generation, std::vector<std::string> servers,
+    const std::string& client) {
+  std::string id = newSessionId();
+  AggregateSession::Hooks hooks{[this](const std::string& sid) {
+    std::lock_guard lock(mu_);
+    sessions_.erase(sid);
+  }};
+  auto session =
+      std::make_shared<AggregateSession>(id, client, boost::asio::make_strand(io_), generation,
+                                         std::move(servers), *this, std::move(hooks));
+  {
+    std::lock_guard lock(mu_);
+    if (sessions_.size() >= generation->config->limits.max_sessions) {
+      return std::unexpected(Failure{CreateError::kTooMany,
+                                     "the gateway already has the maximum of " +
+                                         std::to_string(generation->config->limits.max_sessions) +
+                                         " sessions"});
+    }
+    sessions_.emplace(id, session);
+  }
+  session->start();
+  log::info("session created", {{"endpoint", "/mcp"}, {"session", id}});
+  return session;
+}
+
+std::shared_ptr<ClientSession> SessionTable::find(const std::string& id) {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   return it == sessions_.end() ? nullptr : it->second;
 }
 
 void SessionTable::closeRemovedServers(const config::Config& config) {
-  std::vector<std::shared_ptr<Session>> removed;
+  std::vector<std::shared_ptr<ClientSession>> removed;
   {
     std::lock_guard lock(mu_);
     for (auto& [id, session] : sessions_) {
-      if (!config.servers.contains(session->server())) removed.push_back(session);
+      // The aggregate endpoint's own sessions have no server; theirs are here too.
+      if (!session->server().empty() && !config.servers.contains(session->server())) {
+        removed.push_back(session);
+      }
     }
   }
   for (auto& session : removed) {
@@ -101,7 +131,7 @@ void SessionTable::closeRemovedServers(const config::Config& config) {
 }
 
 void SessionTable::closeAll(const std::string& reason) {
-  std::vector<std::shared_ptr<Session>> all;
+  std::vector<std::shared_ptr<ClientSession>> all;
   {
     std::lock_guard lock(mu_);
     for (auto& [id, session] : sessions_) all.push_back(session);

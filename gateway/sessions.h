@@ -9,8 +9,10 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "config/config.h"
+#include "gateway/client_session.h"
 #include "gateway/generation.h"
 #include "gateway/session.h"
 
@@ -31,7 +33,12 @@ class SessionTable {
   [[nodiscard]] std::expected<std::shared_ptr<Session>, Failure> create(
       const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
       const std::string& client = {});
-  [[nodiscard]] std::shared_ptr<Session> find(const std::string& id);
+  // A session of the aggregate endpoint /mcp over `servers` (names in
+  // generation's config); their sessions are started as it needs them.
+  [[nodiscard]] std::expected<std::shared_ptr<ClientSession>, Failure> createAggregate(
+      const std::shared_ptr<const Generation>& generation, std::vector<std::string> servers,
+      const std::string& client = {});
+  [[nodiscard]] std::shared_ptr<ClientSession> find(const std::string& id);
   void closeAll(const std::string& reason);
   // Closes the sessions of servers that `config` no longer has (after a reload).
   void closeRemovedServers(const config::Config& config);
@@ -42,7 +49,7 @@ class SessionTable {
   boost::asio::io_context& io_;
   std::shared_ptr<const CurrentGeneration> current_;
   std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
+  std::unordered_map<std::string, std::shared_ptr<ClientSession>> sessions_;
   std::atomic<int> children_alive_{0};
 };
 

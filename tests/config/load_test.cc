@@ -805,12 +805,27 @@ TEST_F(LoadConfigTest, CacheDirIsRelativeToTheConfigAndNeedNotExistYet) {
             at(1, "cache_dir must not be empty"));
 }
 
+TEST_F(LoadConfigTest, AggregateSeparator) {
+  auto defaults = load(kMinimal);
+  ASSERT_NE(defaults, nullptr);
+  EXPECT_EQ(defaults->aggregate.separator, "__");
+  auto dot = load(std::string("aggregate: {separator: .}\n") + kMinimal);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->aggregate.separator, ".");
+  const std::string why = "' must be 1 to 8 of A-Z a-z 0-9 _ - . (allowed in tool names)";
+  EXPECT_EQ(errorOf(std::string("aggregate: {separator: '/'}\n") + kMinimal),
+            at(1, "aggregate.separator '/" + why));
+  EXPECT_EQ(errorOf(std::string("aggregate: {separator: '123456789'}\n") + kMinimal),
+            at(1, "aggregate.separator '123456789" + why));
+  EXPECT_EQ(errorOf(std::string("aggregate: {separatr: x}\n") + kMinimal),
+            at(1, "unknown key 'separatr' in aggregate (did you mean 'separator'?)"));
+}
+
 TEST_F(LoadConfigTest, StateDirIsRelativeToTheConfigAndNeedNotExistYet) {
   auto config = load(std::string("state_dir: var/state/\n") + kMinimal);
   ASSERT_NE(config, nullptr);
   EXPECT_EQ(config->state_dir, dir_ + "/var/state");
-  EXPECT_NE(describeConfig(*config).find("state_dir: " + dir_ + "/var/state\n"),
-            std::string::npos);
+  EXPECT_NE(describeConfig(*config).find("state_dir: " + dir_ + "/var/state\n"), std::string::npos);
   auto defaults = load(kMinimal);
   ASSERT_NE(defaults, nullptr);
   EXPECT_EQ(defaults->state_dir, defaultStateDir());

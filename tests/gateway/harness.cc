@@ -332,7 +332,7 @@ HttpResponse Gateway::post(const std::string& server, const json& message,
   Headers headers = {{"Content-Type", "application/json"}, {"Accept", accept}};
   if (!session.empty()) headers.emplace_back("Mcp-Session-Id", session);
   headers.insert(headers.end(), extra.begin(), extra.end());
-  return http(port_, "POST", "/mcp/" + server, headers, message.dump());
+  return http(port_, "POST", server.empty() ? "/mcp" : "/mcp/" + server, headers, message.dump());
 }
 
 std::string Gateway::initialize(const std::string& server, const std::string& protocol_version) {

@@ -105,7 +105,7 @@ class Gateway {
   // Sends SIGTERM and waits; the exit status, or nullopt on timeout.
   std::optional<int> stop(std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
-  // MCP helpers on /mcp/<server>.
+  // MCP helpers on /mcp/<server>; server "" is the aggregate endpoint /mcp.
   HttpResponse post(const std::string& server, const json& message, const std::string& session,
                     const std::string& accept = "application/json, text/event-stream",
                     const Headers& extra = {});
