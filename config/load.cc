@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "config/dlp_section.h"
 #include "config/origin.h"
+#include "config/policy_section.h"
 #include "config/sandbox_section.h"
 #include "config/units.h"
 #include "config/yaml_support.h"
@@ -135,15 +136,21 @@ class Loader : private detail::Reader {
         }
       } else if (e.key == "dlp") {
         done = loadDlpSection(e.key_node, e.value, file_, dir_, config.dlp);
+      } else if (e.key == "policies") {
+        done = loadPoliciesSection(*this, e, config.policies);
+      } else if (e.key == "pins") {
+        done = loadPinsSection(*this, e, config.pins);
       } else {
         done = unknownKey(e, "at top level",
                           {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
-                           "mcpServers", "session", "limits", "sandbox", "dlp"});
+                           "mcpServers", "session", "limits", "sandbox", "dlp", "policies",
+                           "pins"});
       }
       if (!done) return done;
     }
     if (servers == nullptr) return std::unexpected(Error{file_ + ": no servers configured"});
-    return resolveSandboxes(*this, global_sandbox, extras, config);
+    if (auto done = resolveSandboxes(*this, global_sandbox, extras, config); !done) return done;
+    return checkPolicyServers(*this, config);
   }
 
  private:
@@ -570,6 +577,12 @@ std::string describeConfig(const Config& config) {
     emitGlobalSandbox(out, config.sandbox);
     out << YAML::Key << "dlp" << YAML::Value;
     emitDlpSection(out, config.dlp);
+    if (!config.policies.empty()) {
+      out << YAML::Key << "policies" << YAML::Value;
+      emitPolicies(out, config.policies);
+    }
+    out << YAML::Key << "pins" << YAML::Value;
+    emitPins(out, config.pins);
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, server] : config.servers) emitServer(out, name, server);
     out << YAML::EndMap;
