@@ -14,6 +14,7 @@
 #include "gateway/audit.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
+#include "gateway/policy_filter.h"
 
 namespace mcpgate::gateway {
 
@@ -76,14 +77,6 @@ const dlp::Finding* inRoutingMember(const dlp::Findings& findings) {
   return nullptr;
 }
 
-dlp::Policy policyFor(const dlp::RuleSet& rules, const std::optional<dlp::Action>& action) {
-  dlp::Policy policy;
-  if (action) {
-    for (const dlp::Rule& rule : rules.rules()) policy.actions.emplace(rule.id, *action);
-  }
-  return policy;
-}
-
 // Cache directory for the compiled database, or empty when it cannot be made
 // or is not safe: compiling every start is slow but correct, so that is only
 // a warning. A database swapped in by someone else would change what DLP
@@ -114,14 +107,15 @@ fs::path hyperscanCache(const std::string& cache_dir) {
 
 }  // namespace
 
-DlpFilter::DlpFilter(std::shared_ptr<const dlp::RuleSet> rules, dlp::Policy request,
-                     dlp::Policy response)
-    : scanner_(std::move(rules)), request_(std::move(request)), response_(std::move(response)) {}
+DlpFilter::DlpFilter(std::shared_ptr<const dlp::RuleSet> rules,
+                     std::shared_ptr<const PolicyTable> policies)
+    : scanner_(std::move(rules)), policies_(std::move(policies)) {}
 
 Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const {
   const dlp::Direction direction = dlpDirection(context.direction);
+  const EffectivePolicy& policy = policies_->resolve(context.server, context.tool, context.client);
   dlp::Findings findings = scanner_.scan(
-      message, direction, direction == dlp::Direction::kRequest ? request_ : response_);
+      message, direction, direction == dlp::Direction::kRequest ? policy.request : policy.response);
   if (findings.failed) {
     log::error("DLP scan failed; message blocked", {{"server", context.server},
                                                     {"session", context.session},
@@ -189,22 +183,49 @@ std::expected<std::shared_ptr<const dlp::RuleSet>, std::string> loadDlpRules(
   return *rules;
 }
 
+std::expected<RulesAndPolicies, std::string> loadRulesAndPolicies(const config::Config& config) {
+  RulesAndPolicies out;
+  if (config.dlp.enabled) {
+    auto loaded = loadDlpRules(config);
+    if (!loaded) return std::unexpected(loaded.error());
+    out.rules = std::move(*loaded);
+  }
+  auto policies = PolicyTable::build(config, out.rules);
+  if (!policies) return std::unexpected(policies.error());
+  out.policies = std::move(*policies);
+  return out;
+}
+
 std::expected<std::shared_ptr<const FilterChain>, std::string> buildFilterChain(
     const config::Config& config) {
   auto chain = std::make_shared<FilterChain>();
-  if (!config.dlp.enabled) {
+  auto loaded = loadRulesAndPolicies(config);
+  if (!loaded) return std::unexpected(loaded.error());
+  auto [rules, policies] = std::move(*loaded);
+  if (rules) {
+    log::info("DLP rules loaded", {{"rules", rules->size()},
+                                   {"paths", config.dlp.rules},
+                                   {"from_cache", rules->fromCache()}});
+  } else {
     log::warn("DLP is disabled by the config: messages pass unscanned",
               {{"config", config.source}});
-    return chain;
   }
-  auto rules = loadDlpRules(config);
-  if (!rules) return std::unexpected(rules.error());
-  log::info("DLP rules loaded", {{"rules", (*rules)->size()},
-                                 {"paths", config.dlp.rules},
-                                 {"from_cache", (*rules)->fromCache()}});
-  dlp::Policy request = policyFor(**rules, config.dlp.request_action);
-  dlp::Policy response = policyFor(**rules, config.dlp.response_action);
-  chain->add(std::make_shared<const DlpFilter>(*rules, std::move(request), std::move(response)));
+  std::shared_ptr<PinStore> pins;
+  if (config.pins.enabled) {
+    auto opened = PinStore::open(config.state_dir);
+    if (!opened) {
+      return std::unexpected("tool pinning: " + opened.error() +
+                             " (set state_dir, or pins: {enabled: false})");
+    }
+    pins = std::move(*opened);
+  }
+  // Policy first: a denied tool's call is refused before anything scans it,
+  // and a hidden tool's description is not scanned either.
+  if (pins || !policies->empty()) {
+    chain->add(
+        std::make_shared<const PolicyFilter>(policies, std::move(pins), config.pins.on_change));
+  }
+  if (rules) chain->add(std::make_shared<const DlpFilter>(rules, policies));
   return chain;
 }
 

@@ -65,22 +65,7 @@ class DlpPath : public ::testing::Test {
   // One recording test server (with the key in its environment, for the
   // `env` tool to return), then `rest` (the dlp: section).
   [[nodiscard]] std::string config(const std::string& rest) const {
-    return "listen: 127.0.0.1:0\n"
-           "servers:\n"
-           "  test:\n"
-           "    command: node\n"
-           "    args: [" +
-           testServerPath() +
-           "]\n"
-           "    env: {TEST_SERVER_RECORD: /record/received.jsonl, FAKE_KEY: " +
-           kAwsKey +
-           "}\n"
-           "    sandbox:\n"
-           "      binds: [{src: " +
-           sourceDir() + "/tests/servers, dst: /opt/mcpgate-tests}, {src: " + dir_.path() +
-           ", dst: /record, ro: false}]\n"
-           "session: {idle_timeout: 60s, grace: 2s, request_timeout: 10s}\n" +
-           rest;
+    return recordingGatewayYaml(dir_.path(), std::string(", FAKE_KEY: ") + kAwsKey) + rest;
   }
 
   // Every line the server received, as it received it.

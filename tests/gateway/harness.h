@@ -39,6 +39,12 @@ std::string testServerSandbox();
 // A `servers:` entry named `name` running the test server; `extra` holds more
 // server-level lines ("    env: {...}\n").
 std::string testServerYaml(const std::string& name = "test", const std::string& extra = "");
+// A whole config up to the caller's sections: `listen` on port 0, one
+// recording test server named "test" that appends every line it receives to
+// <record_dir>/received.jsonl (the server runs as another user: record_dir
+// must be writable by all), and short session timeouts. `env` adds
+// ", NAME: value" pairs to the server's environment.
+std::string recordingGatewayYaml(const std::string& record_dir, const std::string& env = "");
 bool processExists(pid_t pid);  // false once reaped (a zombie still exists)
 // Every process below `root` (children, grandchildren, ...), read from /proc:
 // with the sandbox, a server's host pid is known only this way.

@@ -17,7 +17,9 @@ using namespace std::chrono_literals;
 class StdioGateway {
  public:
   explicit StdioGateway(const std::string& config_yaml) {
-    std::string cfg = dir_.write("mcpgate.yaml", config_yaml);
+    // Its own state_dir: tool pins must not leak between tests or runs.
+    std::string cfg = dir_.write("mcpgate.yaml",
+                                 config_yaml + "\nstate_dir: " + dir_.path() + "/state\n");
     log_ = dir_.path() + "/stderr.log";
     int in[2], out[2];
     EXPECT_EQ(::pipe2(in, O_CLOEXEC), 0);
