@@ -21,6 +21,10 @@ using nlohmann::json;
 
 namespace {
 
+// A server that invents tool names on every listing must not grow the file
+// without bound; far more tools than any real server offers.
+constexpr std::size_t kMaxToolsPerServer = 4096;
+
 std::string errnoText() { return std::error_code(errno, std::generic_category()).message(); }
 
 class Fd {
@@ -230,6 +234,10 @@ std::expected<std::vector<std::string>, std::string> PinStore::check(const std::
   bool changed = first_sight;
   std::vector<std::string> held;
   for (const auto& [name, hash] : seen) {
+    if (!pins.contains(name) && pins.size() >= kMaxToolsPerServer) {
+      held.push_back(name);  // not recorded, so never approvable: a server flooding names
+      continue;
+    }
     ToolPin& pin = pins[name];
     if (first_sight) {
       pin.pinned = hash;
