@@ -36,6 +36,20 @@ PolicyFilter::PolicyFilter(std::shared_ptr<const PolicyTable> policies,
 Verdict PolicyFilter::onMessage(const MessageContext& context, json& message) const {
   if (context.direction == Direction::kToServer) {
     if (!context.tool.empty()) return onToolCall(context, message);
+    // A tools/call without an id is no valid request, but a lax server may
+    // still run it: it gets the same checks (and is dropped if refused).
+    if (message.is_object() && message.value("method", json()) == "tools/call" &&
+        !message.contains("id")) {
+      auto params = message.find("params");
+      if (params != message.end() && params->is_object()) {
+        auto name = params->find("name");
+        if (name != params->end() && name->is_string()) {
+          MessageContext named = context;
+          named.tool = name->get_ref<const std::string&>();
+          return onToolCall(named, message);
+        }
+      }
+    }
     return {};
   }
   if (context.request_method != "tools/list") return {};

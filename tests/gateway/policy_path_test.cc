@@ -116,6 +116,11 @@ TEST_F(PolicyPath, DeniedToolIsHiddenAndRefusedWithoutReachingTheServer) {
   EXPECT_EQ(body["error"]["data"]["reason"], "tool_denied");
   EXPECT_EQ(body["error"]["data"]["tool"], "env");
 
+  // Nor as a notification (no id), which a lax server might still run.
+  json sneaky = toolCall(0, "env", {{"name", "SNEAKY"}});
+  sneaky.erase("id");
+  EXPECT_EQ(gw.post("test", sneaky, sid, "application/json").status, 202);
+
   // Other tools still work, and the server never saw the denied call.
   EXPECT_EQ(
       gw.callTool("test", sid, "echo", {{"text", "still here"}})["result"]["content"][0]["text"],
@@ -126,7 +131,7 @@ TEST_F(PolicyPath, DeniedToolIsHiddenAndRefusedWithoutReachingTheServer) {
 
   const std::string log = gw.log();
   auto denied = decisions(log, "deny");
-  ASSERT_EQ(denied.size(), 1u) << log;
+  ASSERT_EQ(denied.size(), 2u) << log;
   EXPECT_EQ(denied[0]["tool"], "env");
   EXPECT_EQ(denied[0]["method"], "tools/call");
   auto hidden = decisions(log, "deny_hidden");
