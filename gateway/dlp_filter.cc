@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -66,6 +69,21 @@ Verdict blocked(const MessageContext& context, const std::vector<std::string>& r
 // A redaction in "id", "method" or "jsonrpc" would break the exchange itself
 // (the answer could not be matched to its request), so such a message is
 // blocked instead: the sender gets a clear error rather than a hang.
+// The index N of a pointer into /result/tools/N of a tools/list result.
+std::optional<std::size_t> toolIndex(std::string_view pointer) {
+  constexpr std::string_view kPrefix = "/result/tools/";
+  if (!pointer.starts_with(kPrefix)) return std::nullopt;
+  pointer.remove_prefix(kPrefix.size());
+  const std::size_t end = std::min(pointer.find('/'), pointer.size());
+  if (end == 0 || end > 9) return std::nullopt;
+  std::size_t index = 0;
+  for (char c : pointer.substr(0, end)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    index = index * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return index;
+}
+
 const dlp::Finding* inRoutingMember(const dlp::Findings& findings) {
   for (const dlp::Finding& finding : findings.items) {
     if (finding.action < dlp::Action::kRedact) continue;
@@ -123,6 +141,16 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
     return blocked(context, {}, "the message could not be scanned");
   }
   if (findings.empty()) return {};
+  if (findings.strongest() == dlp::Action::kBlock && context.direction == Direction::kToClient &&
+      context.request_method == "tools/list") {
+    if (auto poisoned = poisonedTools(findings); !poisoned.empty()) {
+      dropTools(context, message, findings, poisoned);
+      // What is left is scanned (and audited) as a message of its own.
+      Verdict rest = onMessage(context, message);
+      rest.modified = true;
+      return rest;
+    }
+  }
 
   std::string method(context.request_method);
   if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
@@ -166,6 +194,48 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
       return {};
   }
   return {};
+}
+
+std::set<std::size_t> DlpFilter::poisonedTools(const dlp::Findings& findings) {
+  std::set<std::size_t> indices;
+  for (const dlp::Finding& finding : findings.items) {
+    if (finding.action != dlp::Action::kBlock) continue;
+    auto index = toolIndex(finding.pointer);
+    if (!index) return {};  // a block outside the tools: the whole message is blocked
+    indices.insert(*index);
+  }
+  return indices;
+}
+
+void DlpFilter::dropTools(const MessageContext& context, json& message,
+                          const dlp::Findings& findings, const std::set<std::size_t>& poisoned) {
+  json& tools = message["result"]["tools"];
+  std::map<std::size_t, std::vector<std::string>> rules;  // tool index -> blocking rule ids
+  for (const dlp::Finding& finding : findings.items) {
+    auto index = toolIndex(finding.pointer);
+    if (!index || !poisoned.contains(*index)) continue;
+    const std::string matched = matchedText(message, finding);
+    MessageContext about = context;
+    const json& tool = tools.at(*index);
+    const std::string name = tool.is_object() ? tool.value("name", "") : "";
+    about.tool = name;
+    audit::finding(about, "tools/list", finding, dlp::maskedPreview(matched), matched);
+    auto& ids = rules[*index];
+    if (finding.action == dlp::Action::kBlock &&
+        std::ranges::find(ids, finding.rule->id) == ids.end()) {
+      ids.push_back(finding.rule->id);
+    }
+  }
+  for (auto it = poisoned.rbegin(); it != poisoned.rend(); ++it) {
+    const json& tool = tools.at(*it);
+    const std::string name = tool.is_object() ? tool.value("name", "") : "";
+    MessageContext about = context;
+    about.tool = name;
+    std::string why = "tool '" + name + "' hidden: its definition matched ";
+    for (std::size_t i = 0; i < rules[*it].size(); ++i) why += (i ? ", " : "") + rules[*it][i];
+    audit::decision(about, "tools/list", "dlp_hidden", why);
+    tools.erase(*it);
+  }
 }
 
 std::expected<std::shared_ptr<const dlp::RuleSet>, std::string> loadDlpRules(

@@ -7,6 +7,7 @@
 #include <expected>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,14 @@ class DlpFilter final : public MessageFilter {
                                   nlohmann::json& message) const override;
 
  private:
+  // A tools/list result whose blocking findings all lie inside tool
+  // definitions (a poisoned description): the indices of those tools, which
+  // are dropped (and audited) so the rest of the list still reaches the
+  // client; empty when any blocking finding lies elsewhere.
+  [[nodiscard]] static std::set<std::size_t> poisonedTools(const dlp::Findings& findings);
+  static void dropTools(const MessageContext& context, nlohmann::json& message,
+                        const dlp::Findings& findings, const std::set<std::size_t>& poisoned);
+
   dlp::Scanner scanner_;
   std::shared_ptr<const PolicyTable> policies_;
 };
