@@ -17,13 +17,6 @@ namespace {
 
 constexpr const char* kAwsKey = "AKIA4YSNI2G3IITN5XVK";
 
-json toolCall(int id, const std::string& tool, const json& arguments) {
-  return {{"jsonrpc", "2.0"},
-          {"id", id},
-          {"method", "tools/call"},
-          {"params", {{"name", tool}, {"arguments", arguments}}}};
-}
-
 std::vector<std::string> toolNames(Gateway& gw, const std::string& sid, int id = 50) {
   auto r = gw.post("test", {{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/list"}}, sid,
                    "application/json");
@@ -50,21 +43,9 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The gateway log's lines with this "msg", parsed.
-std::vector<json> logLines(const std::string& log, const std::string& msg) {
-  std::vector<json> out;
-  std::istringstream in(log);
-  std::string line;
-  while (std::getline(in, line)) {
-    json entry = json::parse(line, nullptr, false);
-    if (!entry.is_discarded() && entry.value("msg", "") == msg) out.push_back(entry);
-  }
-  return out;
-}
-
 std::vector<json> decisions(const std::string& log, const std::string& decision) {
   std::vector<json> out;
-  for (json& entry : logLines(log, "policy decision")) {
+  for (json& entry : logEntries(log, "policy decision")) {
     if (entry.value("decision", "") == decision) out.push_back(std::move(entry));
   }
   return out;
@@ -79,12 +60,7 @@ class PolicyPath : public ::testing::Test {
     return recordingGatewayYaml(dir_.path(), env) + rest;
   }
 
-  [[nodiscard]] std::string received() const {
-    std::ifstream in(dir_.path() + "/received.jsonl");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
+  [[nodiscard]] std::string received() const { return readFile(dir_.path() + "/received.jsonl"); }
 
   // `mcpgate pins ARGS` against the gateway's own config file.
   static CommandResult pins(const Gateway& gw, const std::string& args) {
@@ -107,7 +83,7 @@ TEST_F(PolicyPath, DeniedToolIsHiddenAndRefusedWithoutReachingTheServer) {
   EXPECT_FALSE(has(names, "env"));
   EXPECT_TRUE(has(names, "echo"));
 
-  auto r = gw.post("test", toolCall(7, "env", {{"name", "HOME"}}), sid, "application/json");
+  auto r = gw.post("test", toolCallRequest(7, "env", {{"name", "HOME"}}), sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   json body = r.json_body();
   EXPECT_EQ(body["id"], 7);
@@ -117,7 +93,7 @@ TEST_F(PolicyPath, DeniedToolIsHiddenAndRefusedWithoutReachingTheServer) {
   EXPECT_EQ(body["error"]["data"]["tool"], "env");
 
   // Nor as a notification (no id), which a lax server might still run.
-  json sneaky = toolCall(0, "env", {{"name", "SNEAKY"}});
+  json sneaky = toolCallRequest(0, "env", {{"name", "SNEAKY"}});
   sneaky.erase("id");
   EXPECT_EQ(gw.post("test", sneaky, sid, "application/json").status, 202);
 
@@ -163,7 +139,7 @@ TEST_F(PolicyPath, PerToolActionsAndDisabledRulesOverrideTheDefaults) {
   EXPECT_NE(seen.find("\"name\":\"env\""), std::string::npos) << seen;
   EXPECT_EQ(seen.find("\"name\":\"log\""), std::string::npos) << seen;
 
-  auto found = logLines(gw.log(), "dlp finding");
+  auto found = logEntries(gw.log(), "dlp finding");
   // echo's request and its result (log, both directions) and the log tool's
   // request (block); env was never scanned for it.
   ASSERT_EQ(found.size(), 3u) << gw.log();
@@ -274,7 +250,7 @@ TEST_F(PolicyPath, InjectionInAToolDescriptionIsAFinding) {
   const std::string sid = gw.initialize("test");
   EXPECT_TRUE(has(toolNames(gw, sid, 1), "pid"));  // the shipped injection rules warn
   bool found = false;
-  for (const json& f : logLines(gw.log(), "dlp finding")) {
+  for (const json& f : logEntries(gw.log(), "dlp finding")) {
     if (f["rule"] == "injection-ignore-instructions") {
       found = true;
       EXPECT_EQ(f["direction"], "response");
@@ -303,7 +279,7 @@ TEST_F(PolicyPath, ABlockingFindingInADescriptionHidesThatToolNotTheList) {
   EXPECT_EQ(hidden[0]["tool"], "pid");
   EXPECT_NE(hidden[0]["reason"].get<std::string>().find("injection-ignore-instructions"),
             std::string::npos);
-  auto found = logLines(gw.log(), "dlp finding");
+  auto found = logEntries(gw.log(), "dlp finding");
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found[0]["action"], "block");
   EXPECT_EQ(found[0]["tool"], "pid");
