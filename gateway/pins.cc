@@ -268,8 +268,10 @@ std::expected<bool, std::string> PinStore::callable(const std::string& server,
   auto now = current(server);
   if (!now) return std::unexpected(now.error());
   if (!**now) return true;  // never listed: nothing pinned yet
+  // A tool no listing ever showed: its description never reached a client
+  // through the gateway, so there is nothing it could have been changed from.
   auto it = (**now)->find(tool);
-  return it != (**now)->end() && it->second.approved();
+  return it == (**now)->end() || it->second.approved();
 }
 
 std::expected<std::optional<ServerPins>, std::string> PinStore::read(const std::string& server) {

@@ -55,8 +55,10 @@ class PinStore {
   [[nodiscard]] std::expected<std::vector<std::string>, std::string> check(
       const std::string& server, const nlohmann::json& tools);
 
-  // Whether a tools/call to `tool` may go through: yes before the server was
-  // ever pinned; afterwards only for an approved tool.
+  // Whether a tools/call to `tool` may go through: no for a tool held as new
+  // or changed; yes for an approved tool and for one no listing ever showed
+  // (clients call tools they listed in an earlier session, and servers list
+  // some tools only to clients with certain capabilities).
   [[nodiscard]] std::expected<bool, std::string> callable(const std::string& server,
                                                           std::string_view tool);
 
