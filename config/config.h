@@ -89,6 +89,36 @@ struct AggregateConfig {
   std::string separator = "__";
 };
 
+// One entry of `policies:` (config/policy_section.h). Globs use * and ?.
+struct PolicyRuleAction {
+  std::string target;  // a rule id, or "category:NAME"
+  std::optional<dlp::Action> request;
+  std::optional<dlp::Action> response;
+  int line = 0;
+};
+struct PolicyRuleRef {
+  std::string target;  // a rule id, or "category:NAME"
+  int line = 0;
+};
+struct PolicyConfig {
+  int line = 0;  // of the list item, for `policy explain` and errors
+  std::string server = "*";
+  std::string tool = "*";  // "" (no tool) for messages that name none; "*" matches those too
+  std::string client = "*";
+  int server_line = 0;
+  bool deny = false;  // hides the tool from tools/list and refuses calls to it
+  std::vector<PolicyRuleAction> actions;
+  std::vector<PolicyRuleRef> disable_rules;
+  std::optional<std::uint64_t> max_argument_bytes;  // of params.arguments as JSON
+};
+
+// The `pins:` section: tool pinning (rug-pull detection).
+struct PinsConfig {
+  bool enabled = true;
+  enum class OnChange : std::uint8_t { kHide, kWarn };
+  OnChange on_change = OnChange::kHide;
+};
+
 struct Config {
   std::string source;                     // path of the file it was loaded from
   std::string listen_host = "127.0.0.1";  // IPv6 without brackets ("::1")
@@ -114,6 +144,8 @@ struct Config {
   DlpConfig dlp;
   AuditConfig audit;
   AggregateConfig aggregate;
+  std::vector<PolicyConfig> policies;  // in file order
+  PinsConfig pins;
 };
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code

@@ -27,6 +27,7 @@
 #include "config/config.h"
 #include "config/dlp_section.h"
 #include "config/origin.h"
+#include "config/policy_section.h"
 #include "config/sandbox_section.h"
 #include "config/units.h"
 #include "config/yaml_support.h"
@@ -140,16 +141,21 @@ class Loader : private detail::Reader {
         done = loadAuditSection(e.key_node, e.value, file_, dir_, config.audit);
       } else if (e.key == "aggregate") {
         done = loadAggregate(e, config.aggregate);
+      } else if (e.key == "policies") {
+        done = loadPoliciesSection(*this, e, config.policies);
+      } else if (e.key == "pins") {
+        done = loadPinsSection(*this, e, config.pins);
       } else {
-        done = unknownKey(
-            e, "at top level",
-            {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
-             "mcpServers", "session", "limits", "sandbox", "dlp", "audit", "aggregate"});
+        done = unknownKey(e, "at top level",
+                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir",
+                           "servers", "mcpServers", "session", "limits", "sandbox", "dlp", "audit",
+                           "aggregate", "policies", "pins"});
       }
       if (!done) return done;
     }
     if (servers == nullptr) return std::unexpected(Error{file_ + ": no servers configured"});
-    return resolveSandboxes(*this, global_sandbox, extras, config);
+    if (auto done = resolveSandboxes(*this, global_sandbox, extras, config); !done) return done;
+    return checkPolicyServers(*this, config);
   }
 
  private:
@@ -604,6 +610,12 @@ std::string describeConfig(const Config& config) {
       out << YAML::Key << "audit" << YAML::Value;
       emitAuditSection(out, config.audit);
     }
+    if (!config.policies.empty()) {
+      out << YAML::Key << "policies" << YAML::Value;
+      emitPolicies(out, config.policies);
+    }
+    out << YAML::Key << "pins" << YAML::Value;
+    emitPins(out, config.pins);
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, server] : config.servers) emitServer(out, name, server);
     out << YAML::EndMap;

@@ -24,5 +24,7 @@ int runSandbox(Args args);
 int runInstall(Args args);
 int runScan(Args args);   // cmd_dlp.cc
 int runRules(Args args);  // cmd_dlp.cc
+int runPolicyExplain(Args args);  // cmd_policy.cc
+int runPins(Args args);           // cmd_policy.cc
 
 }  // namespace mcpgate::gateway

@@ -18,12 +18,11 @@ int runConfigCheck(Args args) {
     std::cerr << config.error().message << "\n";
     return 1;
   }
-  // The rules too: a pack that would stop `serve` at startup fails the check.
-  if ((*config)->dlp.enabled) {
-    if (auto rules = loadDlpRules(**config); !rules) {
-      std::cerr << rules.error() << "\n";
-      return 1;
-    }
+  // The rules too: a pack that would stop `serve` at startup fails the check,
+  // and so does a policy naming a rule or category no loaded rule has.
+  if (auto loaded = loadRulesAndPolicies(**config); !loaded) {
+    std::cerr << loaded.error() << "\n";
+    return 1;
   }
   std::cout << config::describeConfig(**config);
   return 0;

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include "gateway/audit.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
+#include "gateway/policy_filter.h"
 
 namespace mcpgate::gateway {
 
@@ -65,6 +69,21 @@ Verdict blocked(const MessageContext& context, const std::vector<std::string>& r
 // A redaction in "id", "method" or "jsonrpc" would break the exchange itself
 // (the answer could not be matched to its request), so such a message is
 // blocked instead: the sender gets a clear error rather than a hang.
+// The index N of a pointer into /result/tools/N of a tools/list result.
+std::optional<std::size_t> toolIndex(std::string_view pointer) {
+  constexpr std::string_view kPrefix = "/result/tools/";
+  if (!pointer.starts_with(kPrefix)) return std::nullopt;
+  pointer.remove_prefix(kPrefix.size());
+  const std::size_t end = std::min(pointer.find('/'), pointer.size());
+  if (end == 0 || end > 9) return std::nullopt;
+  std::size_t index = 0;
+  for (char c : pointer.substr(0, end)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    index = index * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return index;
+}
+
 const dlp::Finding* inRoutingMember(const dlp::Findings& findings) {
   for (const dlp::Finding& finding : findings.items) {
     if (finding.action < dlp::Action::kRedact) continue;
@@ -74,14 +93,6 @@ const dlp::Finding* inRoutingMember(const dlp::Findings& findings) {
     }
   }
   return nullptr;
-}
-
-dlp::Policy policyFor(const dlp::RuleSet& rules, const std::optional<dlp::Action>& action) {
-  dlp::Policy policy;
-  if (action) {
-    for (const dlp::Rule& rule : rules.rules()) policy.actions.emplace(rule.id, *action);
-  }
-  return policy;
 }
 
 // Cache directory for the compiled database, or empty when it cannot be made
@@ -114,14 +125,15 @@ fs::path hyperscanCache(const std::string& cache_dir) {
 
 }  // namespace
 
-DlpFilter::DlpFilter(std::shared_ptr<const dlp::RuleSet> rules, dlp::Policy request,
-                     dlp::Policy response)
-    : scanner_(std::move(rules)), request_(std::move(request)), response_(std::move(response)) {}
+DlpFilter::DlpFilter(std::shared_ptr<const dlp::RuleSet> rules,
+                     std::shared_ptr<const PolicyTable> policies)
+    : scanner_(std::move(rules)), policies_(std::move(policies)) {}
 
 Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const {
   const dlp::Direction direction = dlpDirection(context.direction);
+  const EffectivePolicy& policy = policies_->resolve(context.server, context.tool, context.client);
   dlp::Findings findings = scanner_.scan(
-      message, direction, direction == dlp::Direction::kRequest ? request_ : response_);
+      message, direction, direction == dlp::Direction::kRequest ? policy.request : policy.response);
   if (findings.failed) {
     log::error("DLP scan failed; message blocked", {{"server", context.server},
                                                     {"session", context.session},
@@ -129,6 +141,16 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
     return blocked(context, {}, "the message could not be scanned");
   }
   if (findings.empty()) return {};
+  if (findings.strongest() == dlp::Action::kBlock && context.direction == Direction::kToClient &&
+      context.request_method == "tools/list") {
+    if (auto poisoned = poisonedTools(findings); !poisoned.empty()) {
+      dropTools(context, message, findings, poisoned);
+      // What is left is scanned (and audited) as a message of its own.
+      Verdict rest = onMessage(context, message);
+      rest.modified = true;
+      return rest;
+    }
+  }
 
   std::string method(context.request_method);
   if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
@@ -174,6 +196,48 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
   return {};
 }
 
+std::set<std::size_t> DlpFilter::poisonedTools(const dlp::Findings& findings) {
+  std::set<std::size_t> indices;
+  for (const dlp::Finding& finding : findings.items) {
+    if (finding.action != dlp::Action::kBlock) continue;
+    auto index = toolIndex(finding.pointer);
+    if (!index) return {};  // a block outside the tools: the whole message is blocked
+    indices.insert(*index);
+  }
+  return indices;
+}
+
+void DlpFilter::dropTools(const MessageContext& context, json& message,
+                          const dlp::Findings& findings, const std::set<std::size_t>& poisoned) {
+  json& tools = message["result"]["tools"];
+  std::map<std::size_t, std::vector<std::string>> rules;  // tool index -> blocking rule ids
+  for (const dlp::Finding& finding : findings.items) {
+    auto index = toolIndex(finding.pointer);
+    if (!index || !poisoned.contains(*index)) continue;
+    const std::string matched = matchedText(message, finding);
+    MessageContext about = context;
+    const json& tool = tools.at(*index);
+    const std::string name = tool.is_object() ? tool.value("name", "") : "";
+    about.tool = name;
+    audit::finding(about, "tools/list", finding, dlp::maskedPreview(matched), matched);
+    auto& ids = rules[*index];
+    if (finding.action == dlp::Action::kBlock &&
+        std::ranges::find(ids, finding.rule->id) == ids.end()) {
+      ids.push_back(finding.rule->id);
+    }
+  }
+  for (auto it = poisoned.rbegin(); it != poisoned.rend(); ++it) {
+    const json& tool = tools.at(*it);
+    const std::string name = tool.is_object() ? tool.value("name", "") : "";
+    MessageContext about = context;
+    about.tool = name;
+    std::string why = "tool '" + name + "' hidden: its definition matched ";
+    for (std::size_t i = 0; i < rules[*it].size(); ++i) why += (i ? ", " : "") + rules[*it][i];
+    audit::decision(about, "tools/list", "dlp_hidden", why);
+    tools.erase(*it);
+  }
+}
+
 std::expected<std::shared_ptr<const dlp::RuleSet>, std::string> loadDlpRules(
     const config::Config& config) {
   std::vector<fs::path> paths(config.dlp.rules.begin(), config.dlp.rules.end());
@@ -189,22 +253,49 @@ std::expected<std::shared_ptr<const dlp::RuleSet>, std::string> loadDlpRules(
   return *rules;
 }
 
+std::expected<RulesAndPolicies, std::string> loadRulesAndPolicies(const config::Config& config) {
+  RulesAndPolicies out;
+  if (config.dlp.enabled) {
+    auto loaded = loadDlpRules(config);
+    if (!loaded) return std::unexpected(loaded.error());
+    out.rules = std::move(*loaded);
+  }
+  auto policies = PolicyTable::build(config, out.rules);
+  if (!policies) return std::unexpected(policies.error());
+  out.policies = std::move(*policies);
+  return out;
+}
+
 std::expected<std::shared_ptr<const FilterChain>, std::string> buildFilterChain(
     const config::Config& config) {
   auto chain = std::make_shared<FilterChain>();
-  if (!config.dlp.enabled) {
+  auto loaded = loadRulesAndPolicies(config);
+  if (!loaded) return std::unexpected(loaded.error());
+  auto [rules, policies] = std::move(*loaded);
+  if (rules) {
+    log::info("DLP rules loaded", {{"rules", rules->size()},
+                                   {"paths", config.dlp.rules},
+                                   {"from_cache", rules->fromCache()}});
+  } else {
     log::warn("DLP is disabled by the config: messages pass unscanned",
               {{"config", config.source}});
-    return chain;
   }
-  auto rules = loadDlpRules(config);
-  if (!rules) return std::unexpected(rules.error());
-  log::info("DLP rules loaded", {{"rules", (*rules)->size()},
-                                 {"paths", config.dlp.rules},
-                                 {"from_cache", (*rules)->fromCache()}});
-  dlp::Policy request = policyFor(**rules, config.dlp.request_action);
-  dlp::Policy response = policyFor(**rules, config.dlp.response_action);
-  chain->add(std::make_shared<const DlpFilter>(*rules, std::move(request), std::move(response)));
+  std::shared_ptr<PinStore> pins;
+  if (config.pins.enabled) {
+    auto opened = PinStore::open(config.state_dir);
+    if (!opened) {
+      return std::unexpected("tool pinning: " + opened.error() +
+                             " (set state_dir, or pins: {enabled: false})");
+    }
+    pins = std::move(*opened);
+  }
+  // Policy first: a denied tool's call is refused before anything scans it,
+  // and a hidden tool's description is not scanned either.
+  if (pins || !policies->empty()) {
+    chain->add(
+        std::make_shared<const PolicyFilter>(policies, std::move(pins), config.pins.on_change));
+  }
+  if (rules) chain->add(std::make_shared<const DlpFilter>(rules, policies));
   return chain;
 }
 

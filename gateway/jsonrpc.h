@@ -22,6 +22,9 @@ inline constexpr int kUpstreamError = -32000;    // server could not start, exit
 inline constexpr int kUpstreamTimeout = -32001;  // server did not answer in time
 // -32002 is MCP's "resource not found"; DLP skips it so a client never confuses the two.
 inline constexpr int kDlpBlocked = -32003;  // DLP blocked the message (data names the rules)
+// Per-tool policy refused the message: a denied tool, a tool held by pinning,
+// arguments over the size limit (data.reason says which).
+inline constexpr int kPolicyRefused = -32004;
 
 // MCP protocol revisions this gateway speaks; the first is the fallback when a
 // client sends no MCP-Protocol-Version header.

@@ -30,6 +30,12 @@ const std::vector<Command>& commands() {
        "scan files with the DLP rules (exit 0 clean, 1 findings, 2 error)", runScan},
       {"rules", "test|lint [PATH]...",
        "run every rule's examples (test) or check packs for problems (lint)", runRules},
+      {"policy explain", "-c FILE --server S [--tool T] [--client C]",
+       "print the policy and the rule actions that apply to one server, tool and client",
+       runPolicyExplain},
+      {"pins", "list -c FILE [SERVER] | approve -c FILE SERVER [TOOL]...",
+       "show tool pins (pinned, changed, new) or approve new and changed tool definitions",
+       runPins},
   };
   return table;
 }

@@ -315,9 +315,9 @@ TEST_F(LoadConfigTest, MoreThanOneDocument) {
 TEST_F(LoadConfigTest, UnknownTopLevelKey) {
   EXPECT_EQ(errorOf(std::string(kMinimal) + "listn: 127.0.0.1:80\n"),
             at(4, "unknown key 'listn' at top level (did you mean 'listen'?)"));
-  // Per-tool policy is not there yet: nobody may believe it is enforced.
-  EXPECT_EQ(errorOf(std::string(kMinimal) + "policies:\n  - match: {}\n"),
-            at(4, "unknown key 'policies' at top level"));
+  // A misspelt section must not be silently ignored: nobody may believe it is enforced.
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "policys:\n  - match: {}\n"),
+            at(4, "unknown key 'policys' at top level (did you mean 'policies'?)"));
   EXPECT_EQ(errorOf(std::string("sandbx: {}\n") + kMinimal),
             at(1, "unknown key 'sandbx' at top level (did you mean 'sandbox'?)"));
 }

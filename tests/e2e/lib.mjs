@@ -66,10 +66,52 @@ export function writeEverythingConfig(extraLines = []) {
     `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, ` +
         'dst: /opt/mcp/node_modules}]}',
     'session: {idle_timeout: 60s, grace: 2s}',
+    // Tool pins of its own: none left by another run or test.
+    `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
     ...extraLines,
     '',
   ].join('\n'));
   return file;
+}
+
+export const TEST_SERVER_INSIDE = '/opt/mcpgate-tests/test_server.mjs';
+
+// Writes a gateway config with one server, `test`: the recording test server
+// (tests/servers/test_server.mjs), which appends every line it receives to
+// `received.jsonl` in the returned dir. `env` adds to its environment;
+// `extraLines` are appended (top-level sections such as `policies:`).
+// Returns {file, dir, received()}.
+export function writeTestServerConfig(extraLines = [], env = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-e2e-'));
+  tempDirs.push(dir);
+  fs.chmodSync(dir, 0o777);  // the sandboxed server runs as another user
+  const record = path.join(dir, 'record');
+  fs.mkdirSync(record, {mode: 0o777});
+  fs.chmodSync(record, 0o777);
+  const file = path.join(dir, 'mcpgate.yaml');
+  const serverEnv = {TEST_SERVER_RECORD: '/record/received.jsonl', ...env};
+  fs.writeFileSync(file, [
+    'listen: 127.0.0.1:0',
+    'servers:',
+    '  test:',
+    '    command: node',
+    `    args: [${JSON.stringify(TEST_SERVER_INSIDE)}]`,
+    `    env: ${JSON.stringify(serverEnv)}`,
+    `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/servers'))}, ` +
+        `dst: /opt/mcpgate-tests}, {src: ${JSON.stringify(record)}, dst: /record, ro: false}]}`,
+    'session: {idle_timeout: 60s, grace: 2s}',
+    `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
+    ...extraLines,
+    '',
+  ].join('\n'));
+  const received = () => {
+    try {
+      return fs.readFileSync(path.join(record, 'received.jsonl'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return {file, dir, received};
 }
 
 // Parses the port out of the gateway's `"msg":"listening"` log line. Tolerant

@@ -26,6 +26,7 @@ const configFile = path.join(dir, 'mcpgate.yaml');
 fs.writeFileSync(configFile, [
   'listen: 127.0.0.1:0',
   'cache_dir: cache',
+  'state_dir: state',  // tool pins of its own
   'servers:',
   '  everything:',
   '    command: npx',

@@ -18,27 +18,10 @@ namespace {
 // A synthetic key in AWS's format (an example the shipped rule must match).
 constexpr const char* kAwsKey = "AKIA4YSNI2G3IITN5XVK";
 
-json toolCall(int id, const std::string& tool, const json& arguments) {
-  return {{"jsonrpc", "2.0"},
-          {"id", id},
-          {"method", "tools/call"},
-          {"params", {{"name", tool}, {"arguments", arguments}}}};
-}
-
 std::string text(const json& response) { return response["result"]["content"][0]["text"]; }
 
 // The gateway log's `"msg":"dlp finding"` lines, parsed.
-std::vector<json> findings(const std::string& log) {
-  std::vector<json> out;
-  std::istringstream in(log);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find("\"dlp finding\"") == std::string::npos) continue;
-    json entry = json::parse(line, nullptr, false);
-    if (!entry.is_discarded() && entry.value("msg", "") == "dlp finding") out.push_back(entry);
-  }
-  return out;
-}
+std::vector<json> findings(const std::string& log) { return logEntries(log, "dlp finding"); }
 
 // A streaming POST of `message` in session `sid`, as an SDK client makes it.
 StreamingRequest streamingPost(Gateway& gw, const std::string& sid, const json& message) {
@@ -65,31 +48,11 @@ class DlpPath : public ::testing::Test {
   // One recording test server (with the key in its environment, for the
   // `env` tool to return), then `rest` (the dlp: section).
   [[nodiscard]] std::string config(const std::string& rest) const {
-    return "listen: 127.0.0.1:0\n"
-           "servers:\n"
-           "  test:\n"
-           "    command: node\n"
-           "    args: [" +
-           testServerPath() +
-           "]\n"
-           "    env: {TEST_SERVER_RECORD: /record/received.jsonl, FAKE_KEY: " +
-           kAwsKey +
-           "}\n"
-           "    sandbox:\n"
-           "      binds: [{src: " +
-           sourceDir() + "/tests/servers, dst: /opt/mcpgate-tests}, {src: " + dir_.path() +
-           ", dst: /record, ro: false}]\n"
-           "session: {idle_timeout: 60s, grace: 2s, request_timeout: 10s}\n" +
-           rest;
+    return recordingGatewayYaml(dir_.path(), std::string(", FAKE_KEY: ") + kAwsKey) + rest;
   }
 
   // Every line the server received, as it received it.
-  [[nodiscard]] std::string received() const {
-    std::ifstream in(dir_.path() + "/received.jsonl");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
+  [[nodiscard]] std::string received() const { return readFile(dir_.path() + "/received.jsonl"); }
 
   TempDir dir_;
 };
@@ -98,8 +61,9 @@ TEST_F(DlpPath, BlockedKeyInToolArgumentsNeverReachesTheServer) {
   Gateway gw(config("dlp: {default_action: {request: block}}\n"));
   const std::string sid = gw.initialize("test");
 
-  auto r = gw.post("test", toolCall(7, "echo", {{"text", std::string("deploy with ") + kAwsKey}}),
-                   sid, "application/json");
+  auto r =
+      gw.post("test", toolCallRequest(7, "echo", {{"text", std::string("deploy with ") + kAwsKey}}),
+              sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
   json body = r.json_body();
@@ -143,7 +107,8 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
   Gateway gw(config(""));  // no dlp: section: on, with the shipped packs
   const std::string sid = gw.initialize("test");
 
-  auto r = gw.post("test", toolCall(8, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+  auto r =
+      gw.post("test", toolCallRequest(8, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
   json body = json::parse(r.body);  // still valid JSON
@@ -164,7 +129,7 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
 TEST_F(DlpPath, ACardSentAsAJsonNumberIsRedactedBeforeTheServerSeesIt) {
   Gateway gw(config(""));  // the shipped card rule redacts, masking all but the last 4
   const std::string sid = gw.initialize("test");
-  json call = toolCall(9, "echo", {{"text", "pay"}, {"card", 4111111111111111ULL}});
+  json call = toolCallRequest(9, "echo", {{"text", "pay"}, {"card", 4111111111111111ULL}});
   auto r = gw.post("test", call, sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   const std::string seen = received();
@@ -252,7 +217,7 @@ TEST_F(DlpPath, AMatchInTheRequestIdIsBlockedNotRedacted) {
   EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "a MARK-1234 b"}})),
             "a [REDACTED:test-id-marker] b");
   // In the id, a redaction would leave the answer unmatched: a clean error instead.
-  json call = toolCall(0, "echo", {{"text", "x"}});
+  json call = toolCallRequest(0, "echo", {{"text", "x"}});
   call["id"] = "MARK-5678";
   auto r = gw.post("test", call, sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
@@ -280,8 +245,8 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
 
   // The server asks the client to sample a prompt holding the key; the
   // gateway answers the server itself, so its tool call ends with that error.
-  StreamingRequest call =
-      streamingPost(gw, sid, toolCall(11, "sample", {{"text", std::string("use ") + kAwsKey}}));
+  StreamingRequest call = streamingPost(
+      gw, sid, toolCallRequest(11, "sample", {{"text", std::string("use ") + kAwsKey}}));
   HttpResponse done = call.finish(std::chrono::seconds(15));
   ASSERT_EQ(done.status, 200) << done.body;
   std::vector<json> messages = messagesOf(done);
@@ -308,7 +273,7 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
 TEST_F(DlpPath, ClientAnswerToASamplingRequestIsScannedToo) {
   Gateway gw(config("dlp: {default_action: {request: block}}\n"));
   const std::string sid = gw.initialize("test");
-  StreamingRequest call = streamingPost(gw, sid, toolCall(12, "sample", json::object()));
+  StreamingRequest call = streamingPost(gw, sid, toolCallRequest(12, "sample", json::object()));
   ASSERT_TRUE(call.readUntil("sampling/createMessage", std::chrono::seconds(5))) << call.raw();
   json request = parseResponse(call.raw()).events().at(0);
 
@@ -333,7 +298,7 @@ TEST_F(DlpPath, BlockedServerNotificationIsDropped) {
   Gateway gw(config("dlp: {default_action: {request: log, response: block}}\n"));
   const std::string sid = gw.initialize("test");
   StreamingRequest call =
-      streamingPost(gw, sid, toolCall(13, "log", {{"text", std::string("key ") + kAwsKey}}));
+      streamingPost(gw, sid, toolCallRequest(13, "log", {{"text", std::string("key ") + kAwsKey}}));
   HttpResponse done = call.finish(std::chrono::seconds(15));
   ASSERT_EQ(done.status, 200) << done.body;
   EXPECT_EQ(done.body.find(kAwsKey), std::string::npos) << done.body;
@@ -359,7 +324,8 @@ TEST_F(DlpPath, RuleCacheIsUsedOnlyWhenNobodyElseCanWriteIt) {
   Gateway gw(config("cache_dir: " + cache + "\n"));
   EXPECT_NE(gw.log().find("cannot use the DLP rule cache"), std::string::npos) << gw.log();
   const std::string sid = gw.initialize("test");
-  auto r = gw.post("test", toolCall(4, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+  auto r =
+      gw.post("test", toolCallRequest(4, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
   EXPECT_EQ(text(r.json_body()), "[REDACTED:aws-access-key-id]");  // DLP still on
 }
 

@@ -79,6 +79,48 @@ std::string testServerYaml(const std::string& name, const std::string& extra) {
          testServerSandbox() + extra;
 }
 
+std::string recordingGatewayYaml(const std::string& record_dir, const std::string& env) {
+  return "listen: 127.0.0.1:0\n"
+         "servers:\n"
+         "  test:\n"
+         "    command: node\n"
+         "    args: [" +
+         testServerPath() + "]\n    env: {TEST_SERVER_RECORD: /record/received.jsonl" + env +
+         "}\n"
+         "    sandbox:\n"
+         "      binds: [{src: " +
+         sourceDir() + "/tests/servers, dst: " + kTestServersInside + "}, {src: " + record_dir +
+         ", dst: /record, ro: false}]\n"
+         "session: {idle_timeout: 60s, grace: 2s, request_timeout: 10s}\n";
+}
+
+json toolCallRequest(int id, const std::string& tool, const json& arguments) {
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "tools/call"},
+          {"params", {{"name", tool}, {"arguments", arguments}}}};
+}
+
+std::vector<json> logEntries(const std::string& log, const std::string& msg) {
+  std::vector<json> out;
+  std::istringstream in(log);
+  std::string line;
+  const std::string needle = "\"" + msg + "\"";
+  while (std::getline(in, line)) {
+    if (line.find(needle) == std::string::npos) continue;
+    json entry = json::parse(line, nullptr, false);
+    if (!entry.is_discarded() && entry.value("msg", "") == msg) out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 std::set<pid_t> descendants(pid_t root) {
   std::multimap<pid_t, pid_t> children;  // parent -> child
   for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -271,7 +313,13 @@ HttpResponse StreamingRequest::finish(std::chrono::milliseconds timeout) {
 }
 
 Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env) {
-  std::string config = dir_.write("mcpgate.yaml", config_yaml);
+  // Tool pins live in state_dir: each gateway of a test gets its own, so no
+  // test sees pins another run (or another version of the test server) left.
+  const bool has_state_dir = config_yaml.starts_with("state_dir:") ||
+                             config_yaml.find("\nstate_dir:") != std::string::npos;
+  std::string config = dir_.write(
+      "mcpgate.yaml",
+      has_state_dir ? config_yaml : config_yaml + "\nstate_dir: " + dir_.path() + "/state\n");
   log_path_ = dir_.path() + "/gateway.log";
   std::string bin = mcpgateBinary();
   pid_ = ::fork();

@@ -42,6 +42,18 @@ std::string testServerYaml(const std::string& name = "test", const std::string& 
 // A rule file with two request rules: test-warn-marker (WARNME-NNNNNN, warn)
 // and test-log-marker (LOGME-NNNNNN, log).
 std::string markerRulesYaml();
+// A whole config up to the caller's sections: `listen` on port 0, one
+// recording test server named "test" that appends every line it receives to
+// <record_dir>/received.jsonl (the server runs as another user: record_dir
+// must be writable by all), and short session timeouts. `env` adds
+// ", NAME: value" pairs to the server's environment.
+std::string recordingGatewayYaml(const std::string& record_dir, const std::string& env = "");
+// {"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":...}}
+json toolCallRequest(int id, const std::string& tool, const json& arguments);
+// The gateway log's lines whose "msg" is `msg`, parsed ("dlp finding", "policy decision").
+std::vector<json> logEntries(const std::string& log, const std::string& msg);
+// A whole file as text; empty if it cannot be read (not written yet).
+std::string readFile(const std::string& path);
 bool processExists(pid_t pid);  // false once reaped (a zombie still exists)
 // Every process below `root` (children, grandchildren, ...), read from /proc:
 // with the sandbox, a server's host pid is known only this way.

@@ -7,6 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "tests/gateway/harness.h"
 
 namespace mcpgate::testing {
@@ -17,7 +21,9 @@ using namespace std::chrono_literals;
 class StdioGateway {
  public:
   explicit StdioGateway(const std::string& config_yaml) {
-    std::string cfg = dir_.write("mcpgate.yaml", config_yaml);
+    // Its own state_dir: tool pins must not leak between tests or runs.
+    std::string cfg =
+        dir_.write("mcpgate.yaml", config_yaml + "\nstate_dir: " + dir_.path() + "/state\n");
     log_ = dir_.path() + "/stderr.log";
     int in[2], out[2];
     EXPECT_EQ(::pipe2(in, O_CLOEXEC), 0);
@@ -159,6 +165,50 @@ TEST(Stdio, DlpBlocksAndRedactsAsOverHttp) {
   json redacted = gw.receive();
   EXPECT_EQ(redacted["id"], 6);
   EXPECT_EQ(redacted["result"]["content"][0]["text"], "[REDACTED:aws-access-key-id]");
+}
+
+// The answer to request `id`, skipping notifications on the way.
+json answerTo(StdioGateway& gw, int id) {
+  for (int i = 0; i < 20; ++i) {
+    json message = gw.receive();
+    if (message.is_null() || message.value("id", json()) == id) return message;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> listedTools(StdioGateway& gw, int id) {
+  gw.send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/list"})");
+  std::vector<std::string> names;
+  const json answer = answerTo(gw, id);  // named: a range-for would not keep it alive
+  for (const json& tool : answer["result"]["tools"]) names.push_back(tool["name"]);
+  return names;
+}
+
+TEST(Stdio, PolicyAndPinningApplyAsOverHttp) {
+  StdioGateway gw(config() + "policies:\n  - match: {tool: env}\n    deny: true\n");
+  gw.send(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  ASSERT_FALSE(answerTo(gw, 1).is_null());
+  auto names = listedTools(gw, 2);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "env"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "echo"), 1);
+
+  gw.send(
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mutate","arguments":{"tool":"echo","description":"changed"}}})");
+  ASSERT_EQ(answerTo(gw, 3)["result"]["content"][0]["text"], "changed echo");
+  names = listedTools(gw, 4);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "echo"), 0);
+
+  gw.send(
+      R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}})");
+  json held = answerTo(gw, 5);
+  EXPECT_EQ(held["error"]["code"], -32004) << held.dump();
+  EXPECT_EQ(held["error"]["data"]["reason"], "tool_not_approved");
+  gw.send(
+      R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"env","arguments":{"name":"HOME"}}})");
+  json denied = answerTo(gw, 6);
+  EXPECT_EQ(denied["error"]["code"], -32004) << denied.dump();
+  EXPECT_EQ(denied["error"]["data"]["reason"], "tool_denied");
 }
 
 TEST(Stdio, UnknownServerIsAClearError) {

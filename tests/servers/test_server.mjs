@@ -12,6 +12,9 @@
 // Tools: echo {text}, crash {}, hang {}, slow {ms}, progress {steps},
 // sample {text}, log {text}, big {bytes}, stderr {lines}, env {name}, pid {}.
 // TEST_SERVER_IGNORE_SIGTERM=1 makes the process ignore SIGTERM.
+// TEST_SERVER_DESCRIPTIONS='{"echo":"..."}' replaces tool descriptions at start.
+// mutate {tool, description} changes a tool's description at run time and
+// sends notifications/tools/list_changed (a "rug pull", for tool pinning).
 
 import fs from 'node:fs';
 import process from 'node:process';
@@ -162,6 +165,28 @@ const tools = {
     run: (id) => reply(id, textResult(process.pid)),
   },
 };
+
+tools.mutate = {
+  description: 'Changes the description of another tool, then sends ' +
+      'notifications/tools/list_changed',
+  properties: {tool: {type: 'string'}, description: {type: 'string'}},
+  run: (id, args) => {
+    const tool = tools[args.tool];
+    if (!tool) {
+      replyError(id, -32602, `unknown tool: ${args.tool}`);
+      return;
+    }
+    tool.description = String(args.description ?? '');
+    send({jsonrpc: '2.0', method: 'notifications/tools/list_changed'});
+    reply(id, textResult(`changed ${args.tool}`));
+  },
+};
+
+if (process.env.TEST_SERVER_DESCRIPTIONS) {
+  for (const [name, description] of Object.entries(JSON.parse(process.env.TEST_SERVER_DESCRIPTIONS))) {
+    if (tools[name]) tools[name].description = description;
+  }
+}
 
 function toolList() {
   return Object.entries(tools).map(([name, tool]) => ({
