@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "config/address.h"
+#include "config/auth_section.h"
 #include "config/config.h"
 #include "config/dlp_section.h"
 #include "config/origin.h"
@@ -104,6 +105,7 @@ class Loader : private detail::Reader {
     const Entry* servers = nullptr;
     std::optional<SandboxSettings> global_sandbox;
     std::map<std::string, ServerExtra> extras;
+    int auth_line = 0;
     for (const Entry& e : *top) {
       std::expected<void, Error> done;
       if (e.key == "listen") {
@@ -135,15 +137,26 @@ class Loader : private detail::Reader {
         }
       } else if (e.key == "dlp") {
         done = loadDlpSection(e.key_node, e.value, file_, dir_, config.dlp);
+      } else if (e.key == "auth") {
+        auth_line = lineOf(e.key_node);
+        done = loadAuthSection(*this, e, config.auth);
+      } else if (e.key == "tls") {
+        done = loadTlsSection(*this, e, config.tls);
+      } else if (e.key == "insecure_no_auth") {
+        done = loadInsecureNoAuth(e, config);
       } else {
         done = unknownKey(e, "at top level",
-                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
-                           "mcpServers", "session", "limits", "sandbox", "dlp"});
+                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir",
+                           "servers", "mcpServers", "session", "limits", "sandbox", "dlp", "auth",
+                           "tls", "insecure_no_auth"});
       }
       if (!done) return done;
     }
     if (servers == nullptr) return std::unexpected(Error{file_ + ": no servers configured"});
-    return resolveSandboxes(*this, global_sandbox, extras, config);
+    if (auto resolved = resolveSandboxes(*this, global_sandbox, extras, config); !resolved) {
+      return resolved;
+    }
+    return resolveAuthSection(*this, auth_line, config);
   }
 
  private:
@@ -178,6 +191,17 @@ class Loader : private detail::Reader {
       }
       config.allowed_origins.push_back(std::move(*origin));
     }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadInsecureNoAuth(const Entry& e,
+                                                              Config& config) const {
+    auto flag = scalar(e, "insecure_no_auth", "true or false");
+    if (!flag) return std::unexpected(flag.error());
+    if (*flag != "true" && *flag != "false") {
+      return fail(e.line(), "insecure_no_auth must be true or false");
+    }
+    config.insecure_no_auth = *flag == "true";
     return {};
   }
 
@@ -570,6 +594,15 @@ std::string describeConfig(const Config& config) {
     emitGlobalSandbox(out, config.sandbox);
     out << YAML::Key << "dlp" << YAML::Value;
     emitDlpSection(out, config.dlp);
+    if (config.auth.enabled()) {
+      out << YAML::Key << "auth" << YAML::Value;
+      emitAuthSection(out, config.auth);
+    }
+    out << YAML::Key << "insecure_no_auth" << YAML::Value << config.insecure_no_auth;
+    if (config.tls.enabled()) {
+      out << YAML::Key << "tls" << YAML::Value;
+      emitTlsSection(out, config.tls);
+    }
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, server] : config.servers) emitServer(out, name, server);
     out << YAML::EndMap;
