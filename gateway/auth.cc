@@ -68,8 +68,8 @@ PkeyPtr p256Key(const std::string& x, const std::string& y) {
   std::string point = "\x04" + x + y;  // uncompressed SEC1 point
   ParamBldPtr builder(OSSL_PARAM_BLD_new());
   if (!builder ||
-      OSSL_PARAM_BLD_push_utf8_string(builder.get(), OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1",
-                                      0) != 1 ||
+      OSSL_PARAM_BLD_push_utf8_string(builder.get(), OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) !=
+          1 ||
       OSSL_PARAM_BLD_push_octet_string(builder.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(),
                                        point.size()) != 1) {
     return nullptr;
@@ -174,8 +174,9 @@ std::expected<Identity, AuthError> Authenticator::authenticate(
   }
   constexpr std::string_view kScheme = "bearer ";
   if (authorization.size() <= kScheme.size() ||
-      !std::equal(kScheme.begin(), kScheme.end(), authorization.begin(),
-                  [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+      !std::equal(kScheme.begin(), kScheme.end(), authorization.begin(), [](char a, char b) {
+        return a == std::tolower(static_cast<unsigned char>(b));
+      })) {
     return std::unexpected(invalid("the Authorization header must be 'Bearer TOKEN'"));
   }
   std::string_view token = authorization.substr(kScheme.size());
@@ -263,8 +264,7 @@ std::expected<Identity, AuthError> Authenticator::verifyJwt(
     audience_ok = aud.is_array() ? std::ranges::any_of(aud, accepted) : accepted(aud);
   }
   if (!audience_ok) return std::unexpected(invalid("JWT audience does not name this gateway"));
-  const double seconds =
-      std::chrono::duration<double>(now.time_since_epoch()).count();
+  const double seconds = std::chrono::duration<double>(now.time_since_epoch()).count();
   const double leeway = static_cast<double>(jwt.leeway.count());
   auto exp = numericDate(claims, "exp");
   if (!exp) return std::unexpected(invalid("JWT has no exp"));
@@ -291,8 +291,8 @@ bool Authenticator::mayUse(std::string_view client, std::string_view server) con
 
 RateLimiter::RateLimiter(const config::Config& config) : auth_(config.auth) {}
 
-std::optional<std::chrono::seconds> RateLimiter::acquire(const std::string& client,
-                                                         std::chrono::steady_clock::time_point now) {
+std::optional<std::chrono::seconds> RateLimiter::acquire(
+    const std::string& client, std::chrono::steady_clock::time_point now) {
   const config::ClientConfig* entry = config::findClient(auth_, client);
   if (entry == nullptr || entry->rate_per_second <= 0) return std::nullopt;
   const double burst = entry->rate_burst;
@@ -350,8 +350,8 @@ std::string encodeBase64Url(std::string_view bytes) {
 std::string newToken() {
   std::array<unsigned char, 32> bytes{};
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) return {};
-  return "mcpg_" +
-         encodeBase64Url(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return "mcpg_" + encodeBase64Url(
+                       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 }  // namespace mcpgate::gateway::auth

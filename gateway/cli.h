@@ -24,5 +24,6 @@ int runSandbox(Args args);
 int runInstall(Args args);
 int runScan(Args args);   // cmd_dlp.cc
 int runRules(Args args);  // cmd_dlp.cc
+int runToken(Args args);  // cmd_token.cc
 
 }  // namespace mcpgate::gateway

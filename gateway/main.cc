@@ -30,6 +30,8 @@ const std::vector<Command>& commands() {
        "scan files with the DLP rules (exit 0 clean, 1 findings, 2 error)", runScan},
       {"rules", "test|lint [PATH]...",
        "run every rule's examples (test) or check packs for problems (lint)", runRules},
+      {"token", "new [--client NAME]",
+       "print a new bearer token and the auth.tokens line with its SHA-256", runToken},
   };
   return table;
 }

@@ -43,6 +43,17 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
           CreateError::kTooMany, "the gateway already has the maximum of " +
                                      std::to_string(config_->limits.max_sessions) + " sessions"});
     }
+    const config::ClientConfig* entry = config::findClient(config_->auth, client);
+    if (!client.empty() && entry != nullptr && entry->max_sessions > 0) {
+      std::size_t own = 0;
+      for (const auto& [sid, session] : sessions_) own += session->client() == client ? 1 : 0;
+      if (own >= entry->max_sessions) {
+        return std::unexpected(Failure{CreateError::kClientTooMany,
+                                       "client '" + client + "' already has its maximum of " +
+                                           std::to_string(entry->max_sessions) +
+                                           " sessions; end one (HTTP DELETE) first"});
+      }
+    }
   }
   Session::Hooks hooks{[this](const std::string& sid) {
                          std::lock_guard lock(mu_);
@@ -69,7 +80,7 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
         Failure{CreateError::kSpawnFailed,
                 "cannot start MCP server '" + server.name + "': " + started.error()});
   }
-  log::info("session created", {{"server", server.name}, {"session", id}});
+  log::info("session created", {{"server", server.name}, {"session", id}, {"client", client}});
   return session;
 }
 

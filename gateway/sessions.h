@@ -21,7 +21,9 @@ class SessionTable {
   SessionTable(boost::asio::io_context& io, std::shared_ptr<const config::Config> config,
                std::shared_ptr<const FilterChain> filters);
 
-  enum class CreateError { kTooMany, kSpawnFailed };
+  // kTooMany: the gateway's limits.max_sessions; kClientTooMany: the
+  // client's own auth.clients.NAME.max_sessions.
+  enum class CreateError { kTooMany, kClientTooMany, kSpawnFailed };
   struct Failure {
     CreateError kind;
     std::string message;

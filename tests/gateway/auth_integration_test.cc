@@ -70,15 +70,25 @@ std::string authConfig(const Idp& idp, const std::string& alice_extra = "",
          "session: {idle_timeout: 60s, grace: 2s, request_timeout: 30s}\n"
          "auth:\n"
          "  tokens:\n"
-         "    - {client: alice, sha256: " + sha256Hex(kAliceToken) + "}\n"
-         "    - {client: bob, sha256: " + sha256Hex(kBobToken) + "}\n"
-         "  jwt: {jwks_file: " + idp.jwks_file + ", issuer: \"" + kIssuer +
+         "    - {client: alice, sha256: " +
+         sha256Hex(kAliceToken) +
+         "}\n"
+         "    - {client: bob, sha256: " +
+         sha256Hex(kBobToken) +
+         "}\n"
+         "  jwt: {jwks_file: " +
+         idp.jwks_file + ", issuer: \"" + kIssuer +
          "\", audience: mcpgate}\n"
-         "  authorization_servers: [\"" + kIssuer + "\"]\n"
+         "  authorization_servers: [\"" +
+         kIssuer +
+         "\"]\n"
          "  clients:\n"
-         "    alice: {servers: [test, other]" + alice_extra + "}\n"
+         "    alice: {servers: [test, other]" +
+         alice_extra +
+         "}\n"
          "    bob: {servers: [test]}\n"
-         "    jwt-user: {servers: [test]}\n" + top_extra;
+         "    jwt-user: {servers: [test]}\n" +
+         top_extra;
 }
 
 // initialize + notifications/initialized as `token`; the session id.
@@ -115,8 +125,8 @@ TEST_F(AuthGateway, NoTokenGets401WithTheMetadataChallenge) {
   EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "unauthorized");
   // The URL is built from the Host header; the harness sends "Host: 127.0.0.1".
   const std::string base = "http://127.0.0.1";
-  EXPECT_EQ(r.header("www-authenticate"),
-            "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource/mcp/test\"");
+  EXPECT_EQ(r.header("www-authenticate"), "Bearer resource_metadata=\"" + base +
+                                              "/.well-known/oauth-protected-resource/mcp/test\"");
   // Not even whether a server exists is told without a token.
   auto unknown = gw_->post("nope", initializeMessage(), "");
   EXPECT_EQ(unknown.status, 401);
@@ -125,8 +135,9 @@ TEST_F(AuthGateway, NoTokenGets401WithTheMetadataChallenge) {
 }
 
 TEST_F(AuthGateway, WrongTokenGets401InvalidToken) {
-  for (const std::string& header : {std::string("Bearer mcpg_not-a-real-token"),
-                                    std::string("Basic YWxpY2U6cHc="), "Bearer " + kAliceToken + "x"}) {
+  for (const std::string& header :
+       {std::string("Bearer mcpg_not-a-real-token"), std::string("Basic YWxpY2U6cHc="),
+        "Bearer " + kAliceToken + "x"}) {
     auto r = gw_->post("test", initializeMessage(), "", "application/json, text/event-stream",
                        {{"Authorization", header}});
     EXPECT_EQ(r.status, 401) << header;
@@ -185,8 +196,8 @@ TEST_F(AuthGateway, AnotherClientsSessionIsUnknown) {
                   {{"Mcp-Session-Id", sid}, {"Authorization", "Bearer " + kBobToken}});
   EXPECT_EQ(del.status, 404);
   // Bob's attempts left the session to its owner.
-  auto mine = gw_->post("test", echoCall(3, "still mine"), sid, "application/json",
-                        bearer(kAliceToken));
+  auto mine =
+      gw_->post("test", echoCall(3, "still mine"), sid, "application/json", bearer(kAliceToken));
   ASSERT_EQ(mine.status, 200);
   EXPECT_EQ(mine.json_body()["result"]["content"][0]["text"], "still mine");
   (void)http(gw_->port(), "DELETE", "/mcp/test",
@@ -213,7 +224,8 @@ TEST_F(AuthGateway, ExpiredJwtGets401) {
                      bearer(token));
   EXPECT_EQ(r.status, 401);
   EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "token_expired");
-  EXPECT_NE(r.header("www-authenticate").find("error=\"invalid_token\", error_description=\"token expired\""),
+  EXPECT_NE(r.header("www-authenticate")
+                .find("error=\"invalid_token\", error_description=\"token expired\""),
             std::string::npos)
       << r.header("www-authenticate");
 }
@@ -311,9 +323,11 @@ struct TlsFiles {
   std::string cert = dir.path() + "/cert.pem";
   std::string key = dir.path() + "/key.pem";
   TlsFiles() {
-    auto r = runCommand("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
-                        "-days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 "
-                        "-keyout " + key + " -out " + cert + " 2>&1");
+    auto r = runCommand(
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+        "-days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 "
+        "-keyout " +
+        key + " -out " + cert + " 2>&1");
     if (r.exit_code != 0) throw std::runtime_error("openssl req: " + r.output);
   }
 };
@@ -348,7 +362,8 @@ TEST(AuthTls, ServesHttpsTls12AndUpAndSurvivesBadHandshakes) {
   // And an MCP session over TLS works.
   std::string init = curl("--cacert " + tls.cert +
                           " -H 'Content-Type: application/json' -H 'Accept: application/json' "
-                          "-d '" + initializeMessage().dump() + "' " + url + "/mcp/test");
+                          "-d '" +
+                          initializeMessage().dump() + "' " + url + "/mcp/test");
   EXPECT_NE(init.find("\"protocolVersion\":\"2025-06-18\""), std::string::npos) << init;
   EXPECT_EQ(curl("--cacert " + tls.cert + " " + url + "/healthz"), R"({"status":"ok"})");
 }
@@ -357,8 +372,8 @@ TEST(AuthTls, UnreadableOrMismatchedKeyStopsTheStart) {
   TlsFiles tls;
   TlsFiles other;
   TempDir dir;
-  std::string file = dir.write("gw.yaml", plainConfig("tls: {cert_file: " + tls.cert +
-                                                      ", key_file: " + other.key + "}\n"));
+  std::string file = dir.write(
+      "gw.yaml", plainConfig("tls: {cert_file: " + tls.cert + ", key_file: " + other.key + "}\n"));
   auto r = runCommand(mcpgateBinary() + " serve -c " + file);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("tls.key_file " + other.key), std::string::npos) << r.output;

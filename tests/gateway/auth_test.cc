@@ -55,7 +55,9 @@ class AuthTest : public ::testing::Test {
   }
 
   json claims(long long exp_offset = 300) const {
-    return {{"iss", "https://idp"}, {"aud", "mcpgate"}, {"sub", "carol"},
+    return {{"iss", "https://idp"},
+            {"aud", "mcpgate"},
+            {"sub", "carol"},
             {"exp", nowSeconds() + exp_offset}};
   }
 
@@ -87,9 +89,9 @@ TEST_F(AuthTest, Sha256KnownAnswerAndNewToken) {
   EXPECT_TRUE(a.starts_with("mcpg_"));
   EXPECT_EQ(a.size(), 5u + 43u);  // 32 bytes in unpadded base64url
   EXPECT_NE(a, b);
-  EXPECT_EQ(a.find_first_not_of(
-                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", 5),
-            std::string::npos);
+  EXPECT_EQ(
+      a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", 5),
+      std::string::npos);
 }
 
 TEST_F(AuthTest, JwtRs256AndEs256) {
@@ -161,7 +163,8 @@ TEST_F(AuthTest, JwtRefusals) {
   EXPECT_EQ(why("eyJhbGciOiJIUzI1NiJ9" + body + ".c2ln"),
             "JWT algorithm 'HS256' is not accepted (RS256, ES256)");
   // An RS256 header over an EC signature finds no RSA key with kid e1.
-  EXPECT_EQ(why(signJwt(rsa_, "RS256", claims(), "e1")), "no RS256 key in the JWKS matches the JWT");
+  EXPECT_EQ(why(signJwt(rsa_, "RS256", claims(), "e1")),
+            "no RS256 key in the JWKS matches the JWT");
   EXPECT_EQ(why("e30.e30.c2ln"), "malformed JWT header");  // {} has no alg
   EXPECT_EQ(why("!!.b.c"), "malformed JWT");
 }

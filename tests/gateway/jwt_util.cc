@@ -40,11 +40,11 @@ std::string bignumBytes(EVP_PKEY* key, const char* name, int pad_to = 0) {
 
 }  // namespace
 
-TestKey generateRsaKey() { return TestKey(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", size_t{2048})); }
-
-TestKey generateP256Key() {
-  return TestKey(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+TestKey generateRsaKey() {
+  return TestKey(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", size_t{2048}));
 }
+
+TestKey generateP256Key() { return TestKey(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256")); }
 
 nlohmann::json publicJwk(EVP_PKEY* key, const std::string& kid) {
   if (EVP_PKEY_is_a(key, "RSA")) {
@@ -71,8 +71,8 @@ std::string signJwt(EVP_PKEY* key, const std::string& alg, const nlohmann::json&
   std::size_t length = 0;
   std::vector<unsigned char> signature;
   if (EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, key) != 1 ||
-      EVP_DigestSign(ctx, nullptr, &length,
-                     reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1) {
+      EVP_DigestSign(ctx, nullptr, &length, reinterpret_cast<const unsigned char*>(input.data()),
+                     input.size()) != 1) {
     throw std::runtime_error("sign");
   }
   signature.resize(length);
