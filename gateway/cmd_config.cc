@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "config/config.h"
+#include "gateway/auth.h"
 #include "gateway/cli.h"
 #include "gateway/dlp_filter.h"
 
@@ -22,6 +23,13 @@ int runConfigCheck(Args args) {
   if ((*config)->dlp.enabled) {
     if (auto rules = loadDlpRules(**config); !rules) {
       std::cerr << rules.error() << "\n";
+      return 1;
+    }
+  }
+  // And the JWKS keys, built as `serve` builds them (the loader checks their shape only).
+  if ((*config)->auth.enabled()) {
+    if (auto verifier = auth::Authenticator::create(**config); !verifier) {
+      std::cerr << verifier.error() << "\n";
       return 1;
     }
   }

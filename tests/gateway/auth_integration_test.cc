@@ -382,3 +382,38 @@ TEST(AuthTls, UnreadableOrMismatchedKeyStopsTheStart) {
 
 }  // namespace
 }  // namespace mcpgate::testing
+
+namespace mcpgate::testing {
+namespace {
+
+TEST(AuthCommands, TokenNewPrintsATokenThatGetsIn) {
+  auto made = runCommand(mcpgateBinary() + " token new --client ci-bot");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string token = made.output.substr(0, made.output.find('\n'));
+  ASSERT_TRUE(token.starts_with("mcpg_")) << made.output;
+  const std::string line = "- {client: ci-bot, sha256: " + sha256Hex(token) + "}";
+  ASSERT_NE(made.output.find(line), std::string::npos) << made.output;
+  Gateway gw("listen: 127.0.0.1:0\nservers:\n" + testServerYaml("test") + "auth:\n  tokens:\n    " +
+             line + "\n  clients: {ci-bot: {servers: [test]}}\n");
+  auto r = gw.post("test", initializeMessage(), "", "application/json", bearer(token));
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(runCommand(mcpgateBinary() + " token new").output, made.output) << "not random";
+}
+
+TEST(AuthCommands, ConfigCheckBuildsTheJwksKeys) {
+  TempDir dir;
+  // The shape is right (32-byte x and y) but the point is not on P-256.
+  dir.write(
+      "jwks.json",
+      R"({"keys":[{"kty":"EC","crv":"P-256","kid":"bad",)"
+      R"("x":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","y":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}]})");
+  std::string file = dir.write(
+      "gw.yaml", plainConfig("auth:\n  jwt: {jwks_file: jwks.json, issuer: i, audience: a}\n"
+                             "  clients: {x: {servers: [test]}}\n"));
+  auto r = runCommand(mcpgateBinary() + " config check " + file);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("key 'bad' is not a valid public key"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace mcpgate::testing
