@@ -360,11 +360,32 @@ TEST(AuthTls, ServesHttpsTls12AndUpAndSurvivesBadHandshakes) {
   (void)::write(fd, garbage, sizeof garbage);
   ::close(fd);
   // And an MCP session over TLS works.
-  std::string init = curl("--cacert " + tls.cert +
+  std::string init = curl("-i --cacert " + tls.cert +
                           " -H 'Content-Type: application/json' -H 'Accept: application/json' "
                           "-d '" +
                           initializeMessage().dump() + "' " + url + "/mcp/test");
   EXPECT_NE(init.find("\"protocolVersion\":\"2025-06-18\""), std::string::npos) << init;
+  // SSE events over TLS: progress first, then the answer.
+  const std::string headers = init.substr(0, init.find("\r\n\r\n"));
+  const auto at = headers.find("Mcp-Session-Id: ");
+  ASSERT_NE(at, std::string::npos) << init;
+  const std::string sid = headers.substr(at + 16, 48);
+  json call = {{"jsonrpc", "2.0"},
+               {"id", 5},
+               {"method", "tools/call"},
+               {"params",
+                {{"name", "progress"},
+                 {"arguments", {{"steps", 2}}},
+                 {"_meta", {{"progressToken", "p1"}}}}}};
+  std::string events = curl("--cacert " + tls.cert +
+                            " -H 'Content-Type: application/json' -H 'Accept: application/json, "
+                            "text/event-stream' -H 'Mcp-Session-Id: " +
+                            sid + "' -d '" + call.dump() + "' " + url + "/mcp/test");
+  EXPECT_NE(events.find(
+                "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\""),
+            std::string::npos)
+      << events;
+  EXPECT_NE(events.find("\"id\":5,\"result\""), std::string::npos) << events;
   EXPECT_EQ(curl("--cacert " + tls.cert + " " + url + "/healthz"), R"({"status":"ok"})");
 }
 
