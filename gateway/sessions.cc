@@ -36,6 +36,17 @@ SessionTable::SessionTable(boost::asio::io_context& io,
 std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::create(
     const config::ServerConfig& server, const std::string& client) {
   std::string id = newSessionId();
+  Session::Hooks hooks{[this](const std::string& sid) {
+                         std::lock_guard lock(mu_);
+                         sessions_.erase(sid);
+                       },
+                       [this] { --children_alive_; }};
+  auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_), config_,
+                                           server, filters_, std::move(hooks));
+  // The limits are checked and the session entered under one lock, so
+  // concurrent initializes cannot pass a limit together. In the table before
+  // the server starts, so a server that dies at once is taken out again by its
+  // own close(), never left behind.
   {
     std::lock_guard lock(mu_);
     if (sessions_.size() >= config_->limits.max_sessions) {
@@ -46,7 +57,7 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
     const config::ClientConfig* entry = config::findClient(config_->auth, client);
     if (!client.empty() && entry != nullptr && entry->max_sessions > 0) {
       std::size_t own = 0;
-      for (const auto& [sid, session] : sessions_) own += session->client() == client ? 1 : 0;
+      for (const auto& [sid, other] : sessions_) own += other->client() == client ? 1 : 0;
       if (own >= entry->max_sessions) {
         return std::unexpected(Failure{CreateError::kClientTooMany,
                                        "client '" + client + "' already has its maximum of " +
@@ -54,18 +65,6 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
                                            " sessions; end one (HTTP DELETE) first"});
       }
     }
-  }
-  Session::Hooks hooks{[this](const std::string& sid) {
-                         std::lock_guard lock(mu_);
-                         sessions_.erase(sid);
-                       },
-                       [this] { --children_alive_; }};
-  auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_), config_, server,
-                                           filters_, std::move(hooks));
-  // In the table before the server starts, so a server that dies at once is
-  // taken out again by its own close(), never left behind.
-  {
-    std::lock_guard lock(mu_);
     sessions_.emplace(id, session);
   }
   ++children_alive_;

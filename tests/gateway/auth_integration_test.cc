@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 
 #include "tests/gateway/harness.h"
 #include "tests/gateway/jwt_util.h"
@@ -258,6 +259,30 @@ TEST_F(AuthGateway, PerClientSessionLimitIs429) {
   EXPECT_FALSE(again.empty());
   (void)http(gw_->port(), "DELETE", "/mcp/test",
              {{"Mcp-Session-Id", again}, {"Authorization", "Bearer " + kAliceToken}});
+}
+
+TEST_F(AuthGateway, ConcurrentInitializesDoNotPassTheClientLimit) {
+  std::vector<std::thread> threads;
+  std::vector<HttpResponse> responses(8);
+  for (std::size_t i = 0; i < responses.size(); ++i) {
+    threads.emplace_back([&, i] {
+      responses[i] =
+          gw_->post("test", initializeMessage(), "", "application/json", bearer(kAliceToken));
+    });
+  }
+  for (auto& t : threads) t.join();
+  int created = 0;
+  for (const HttpResponse& r : responses) {
+    if (r.status == 200) {
+      ++created;
+      (void)http(gw_->port(), "DELETE", "/mcp/test",
+                 {{"Mcp-Session-Id", r.header("mcp-session-id")},
+                  {"Authorization", "Bearer " + kAliceToken}});
+    } else {
+      EXPECT_EQ(r.status, 429) << r.body;
+    }
+  }
+  EXPECT_EQ(created, 3);
 }
 
 TEST(AuthLimits, RateLimitIs429WithRetryAfter) {
