@@ -297,6 +297,19 @@ std::optional<std::chrono::seconds> RateLimiter::acquire(
   if (entry == nullptr || entry->rate_per_second <= 0) return std::nullopt;
   const double burst = entry->rate_burst;
   std::lock_guard lock(mu_);
+  if (buckets_.size() >= prune_at_ && !buckets_.contains(client)) {
+    // JWT clients are whoever the IdP names: forget the buckets that have
+    // refilled, so the map holds about the clients active within a refill.
+    std::erase_if(buckets_, [&](const auto& named) {
+      const config::ClientConfig* owner = config::findClient(auth_, named.first);
+      return owner == nullptr ||
+             named.second.tokens + std::chrono::duration<double>(now - named.second.last).count() *
+                                       owner->rate_per_second >=
+                 owner->rate_burst;
+    });
+    // Doubling the threshold keeps the scans amortised O(1) per new client.
+    prune_at_ = std::max(kMinPruneAt, 2 * buckets_.size());
+  }
   auto [it, inserted] = buckets_.try_emplace(client, Bucket{burst, now});
   Bucket& bucket = it->second;
   const double elapsed = std::chrono::duration<double>(now - bucket.last).count();

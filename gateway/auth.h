@@ -77,6 +77,9 @@ class RateLimiter {
   config::AuthConfig auth_;
   std::mutex mu_;
   std::map<std::string, Bucket, std::less<>> buckets_;
+  // Full buckets (the same as none) are forgotten when the map reaches this size.
+  static constexpr std::size_t kMinPruneAt = 10000;
+  std::size_t prune_at_ = kMinPruneAt;
 };
 
 // Raw SHA-256 of `data`, and as lower-case hex.

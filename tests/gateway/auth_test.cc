@@ -220,5 +220,21 @@ TEST_F(AuthTest, TokenBucket) {
   for (int i = 0; i < 100; ++i) EXPECT_FALSE(limiter.acquire("alice", t));
 }
 
+TEST_F(AuthTest, ManyJwtClientsDoNotResetALimitedOne) {
+  config::Config config = makeConfig();
+  config.auth.clients["*"] = {"*", {"fs"}, 0, 1, 1};
+  RateLimiter limiter(config);
+  auto t = std::chrono::steady_clock::now();
+  EXPECT_FALSE(limiter.acquire("eve", t));
+  EXPECT_TRUE(limiter.acquire("eve", t));
+  // More distinct clients than the limiter keeps, arriving after their own
+  // buckets could refill: the full ones are forgotten, eve's empty one is not.
+  for (int i = 0; i < 12000; ++i) {
+    (void)limiter.acquire("client-" + std::to_string(i), t + std::chrono::milliseconds(i / 100));
+  }
+  EXPECT_TRUE(limiter.acquire("eve", t + std::chrono::milliseconds(200)));
+  EXPECT_FALSE(limiter.acquire("eve", t + std::chrono::seconds(2)));
+}
+
 }  // namespace
 }  // namespace mcpgate::gateway::auth
