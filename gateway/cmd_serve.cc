@@ -98,6 +98,12 @@ int runServe(Args args) {
     log::warn("listening beyond loopback without authentication (insecure_no_auth: true)",
               {{"host", host}});
   }
+  if (!isLoopbackHost(host) && config->auth.enabled() && !config->tls.enabled()) {
+    log::warn(
+        "bearer tokens travel in clear text beyond loopback: add a tls: section or put a "
+        "TLS-terminating proxy in front",
+        {{"host", host}});
+  }
 
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   asio::io_context io;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -340,6 +341,8 @@ TEST(AuthListen, NonLoopbackWithInsecureNoAuthOrWithAuthStarts) {
                  " --listen 0.0.0.0:0");
   EXPECT_NE(r.output.find("\"msg\":\"listening\""), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("insecure_no_auth"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bearer tokens travel in clear text beyond loopback"), std::string::npos)
+      << r.output;
 }
 
 // A certificate for 127.0.0.1 made for this test, and curl verifying it.
@@ -381,9 +384,23 @@ TEST(AuthTls, ServesHttpsTls12AndUpAndSurvivesBadHandshakes) {
   addr.sin_port = htons(static_cast<uint16_t>(gw.port()));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const auto open_fds = [&] {
+    return std::distance(
+        std::filesystem::directory_iterator("/proc/" + std::to_string(gw.pid()) + "/fd"),
+        std::filesystem::directory_iterator());
+  };
+  const auto before = open_fds();
   const char garbage[] = "\x16\x03\x01\x00\x05garbage-not-a-client-hello";
   (void)::write(fd, garbage, sizeof garbage);
   ::close(fd);
+  for (int i = 0; i < 50; ++i) {
+    int again = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_EQ(::connect(again, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    (void)::write(again, garbage, sizeof garbage);
+    ::close(again);
+  }
+  // Every failed handshake's socket is closed again.
+  EXPECT_TRUE(waitUntil([&] { return open_fds() <= before; }, 5s)) << open_fds() << " > " << before;
   // And an MCP session over TLS works.
   std::string init = curl("-i --cacert " + tls.cert +
                           " -H 'Content-Type: application/json' -H 'Accept: application/json' "
