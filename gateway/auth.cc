@@ -219,7 +219,13 @@ std::expected<Identity, AuthError> Authenticator::verifyJwt(
   // Never "none", never HS*: only the two algorithms the JWKS keys can check.
   const std::string alg = header["alg"];
   if (alg != "RS256" && alg != "ES256") {
-    return std::unexpected(invalid("JWT algorithm '" + alg + "' is not accepted (RS256, ES256)"));
+    // The name comes from the caller: said back only when short and printable.
+    const bool printable = alg.size() <= 16 && std::ranges::all_of(alg, [](char c) {
+                             return c > 0x20 && c < 0x7f && c != '"' && c != '\\';
+                           });
+    return std::unexpected(invalid("JWT algorithm " +
+                                   (printable ? "'" + alg + "'" : "(unprintable)") +
+                                   " is not accepted (RS256, ES256)"));
   }
   if (header.contains("crit")) return std::unexpected(invalid("JWT with crit header"));
   const bool rsa = alg == "RS256";

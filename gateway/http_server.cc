@@ -72,9 +72,14 @@ bool isPlainHost(std::string_view host) {
 }
 
 // A quoted-string value of WWW-Authenticate must not hold '"' or '\\'.
+// Nor control characters: a CR LF from a token's header would start a new
+// response header.
 std::string quotable(std::string text) {
-  std::ranges::replace(text, '"', '\'');
-  std::ranges::replace(text, '\\', '/');
+  for (char& c : text) {
+    if (c == '"') c = '\'';
+    if (c == '\\') c = '/';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
   return text;
 }
 

@@ -149,6 +149,19 @@ TEST_F(AuthGateway, WrongTokenGets401InvalidToken) {
   EXPECT_EQ(gw_->log().find(kAliceToken), std::string::npos) << "a token reached the log";
 }
 
+TEST_F(AuthGateway, TokenTextCannotAddResponseHeaders) {
+  // {"alg":"x\r\nX-Injected: yes"} as a JWT header.
+  const std::string header = "eyJhbGciOiJ4XHJcblgtSW5qZWN0ZWQ6IHllcyJ9";
+  auto r =
+      gw_->post("test", initializeMessage(), "", "application/json", bearer(header + ".e30.c2ln"));
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.header("x-injected"), "");
+  EXPECT_EQ(r.header("www-authenticate").find('\r'), std::string::npos);
+  EXPECT_NE(r.header("www-authenticate").find("JWT algorithm (unprintable) is not accepted"),
+            std::string::npos)
+      << r.header("www-authenticate");
+}
+
 TEST_F(AuthGateway, MetadataAndHealthNeedNoToken) {
   auto health = http(gw_->port(), "GET", "/healthz");
   EXPECT_EQ(health.status, 200);
