@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -119,6 +120,52 @@ struct PinsConfig {
   OnChange on_change = OnChange::kHide;
 };
 
+// One client of the gateway (`auth.clients.NAME`, or "*" for every client
+// not listed): the servers it may use and its limits.
+struct ClientConfig {
+  std::string name;
+  std::vector<std::string> servers;  // server names; "*" alone means every server
+  std::uint32_t max_sessions = 0;    // 0: only the global limits.max_sessions applies
+  double rate_per_second = 0;        // requests per second, token bucket; 0: no limit
+  std::uint32_t rate_burst = 0;      // bucket size (default: max(1, rate_per_second))
+};
+
+// A static bearer token: the SHA-256 of the token (never the token itself).
+struct TokenConfig {
+  std::string client;
+  std::string sha256_hex;  // 64 lower-case hex digits
+  int line = 0;
+};
+
+struct JwtConfig {
+  std::string jwks_file;  // absolute
+  std::string jwks;       // the file's text, checked at load (config/auth_section.cc)
+  std::string issuer;
+  std::vector<std::string> audiences;  // the token's aud must name one of them
+  std::string client_claim = "sub";
+  std::chrono::seconds leeway{60};  // clock skew allowed on exp and nbf
+};
+
+// The `auth:` section. Auth is on when it lists tokens or a jwt verifier.
+struct AuthConfig {
+  std::vector<TokenConfig> tokens;
+  std::optional<JwtConfig> jwt;
+  // For the protected-resource metadata document (RFC 9728) and the 401s.
+  std::vector<std::string> authorization_servers;
+  // The gateway's public base URL (https://gw.example.com); when empty, the
+  // scheme it serves and the request's Host header.
+  std::string public_url;
+  std::map<std::string, ClientConfig> clients;  // by name; "*" for unlisted clients
+  [[nodiscard]] bool enabled() const { return !tokens.empty() || jwt.has_value(); }
+};
+
+// The `tls:` section: serve HTTPS (TLS 1.2 and up) instead of HTTP.
+struct TlsConfig {
+  std::string cert_file;  // PEM chain, absolute
+  std::string key_file;   // PEM private key, absolute
+  [[nodiscard]] bool enabled() const { return !cert_file.empty(); }
+};
+
 struct Config {
   std::string source;                     // path of the file it was loaded from
   std::string listen_host = "127.0.0.1";  // IPv6 without brackets ("::1")
@@ -146,7 +193,15 @@ struct Config {
   AggregateConfig aggregate;
   std::vector<PolicyConfig> policies;  // in file order
   PinsConfig pins;
+  AuthConfig auth;
+  // Listening beyond loopback without auth is refused unless this says so.
+  bool insecure_no_auth = false;
+  TlsConfig tls;
 };
+
+// The entry of `client` under auth.clients, else the "*" entry, else null
+// (a client with neither may use no server).
+[[nodiscard]] const ClientConfig* findClient(const AuthConfig& auth, std::string_view client);
 
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code
 // `{"mcpServers": {...}}` format, and validates it. Never throws; every error

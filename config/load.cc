@@ -24,6 +24,7 @@
 
 #include "config/address.h"
 #include "config/audit_section.h"
+#include "config/auth_section.h"
 #include "config/config.h"
 #include "config/dlp_section.h"
 #include "config/origin.h"
@@ -106,6 +107,7 @@ class Loader : private detail::Reader {
     const Entry* servers = nullptr;
     std::optional<SandboxSettings> global_sandbox;
     std::map<std::string, ServerExtra> extras;
+    int auth_line = 0;
     for (const Entry& e : *top) {
       std::expected<void, Error> done;
       if (e.key == "listen") {
@@ -145,17 +147,27 @@ class Loader : private detail::Reader {
         done = loadPoliciesSection(*this, e, config.policies);
       } else if (e.key == "pins") {
         done = loadPinsSection(*this, e, config.pins);
+      } else if (e.key == "auth") {
+        auth_line = lineOf(e.key_node);
+        done = loadAuthSection(*this, e, config.auth);
+      } else if (e.key == "tls") {
+        done = loadTlsSection(*this, e, config.tls);
+      } else if (e.key == "insecure_no_auth") {
+        done = loadInsecureNoAuth(e, config);
       } else {
         done = unknownKey(e, "at top level",
                           {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir",
                            "servers", "mcpServers", "session", "limits", "sandbox", "dlp", "audit",
-                           "aggregate", "policies", "pins"});
+                           "aggregate", "policies", "pins", "auth", "tls", "insecure_no_auth"});
       }
       if (!done) return done;
     }
     if (servers == nullptr) return std::unexpected(Error{file_ + ": no servers configured"});
-    if (auto done = resolveSandboxes(*this, global_sandbox, extras, config); !done) return done;
-    return checkPolicyServers(*this, config);
+    if (auto resolved = resolveSandboxes(*this, global_sandbox, extras, config); !resolved) {
+      return resolved;
+    }
+    if (auto checked = checkPolicyServers(*this, config); !checked) return checked;
+    return resolveAuthSection(*this, auth_line, config);
   }
 
  private:
@@ -190,6 +202,17 @@ class Loader : private detail::Reader {
       }
       config.allowed_origins.push_back(std::move(*origin));
     }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadInsecureNoAuth(const Entry& e,
+                                                              Config& config) const {
+    auto flag = scalar(e, "insecure_no_auth", "true or false");
+    if (!flag) return std::unexpected(flag.error());
+    if (*flag != "true" && *flag != "false") {
+      return fail(e.line(), "insecure_no_auth must be true or false");
+    }
+    config.insecure_no_auth = *flag == "true";
     return {};
   }
 
@@ -616,6 +639,15 @@ std::string describeConfig(const Config& config) {
     }
     out << YAML::Key << "pins" << YAML::Value;
     emitPins(out, config.pins);
+    if (config.auth.enabled()) {
+      out << YAML::Key << "auth" << YAML::Value;
+      emitAuthSection(out, config.auth);
+    }
+    out << YAML::Key << "insecure_no_auth" << YAML::Value << config.insecure_no_auth;
+    if (config.tls.enabled()) {
+      out << YAML::Key << "tls" << YAML::Value;
+      emitTlsSection(out, config.tls);
+    }
     out << YAML::Key << "servers" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, server] : config.servers) emitServer(out, name, server);
     out << YAML::EndMap;

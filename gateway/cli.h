@@ -26,5 +26,6 @@ int runScan(Args args);   // cmd_dlp.cc
 int runRules(Args args);  // cmd_dlp.cc
 int runPolicyExplain(Args args);  // cmd_policy.cc
 int runPins(Args args);           // cmd_policy.cc
+int runToken(Args args);  // cmd_token.cc
 
 }  // namespace mcpgate::gateway

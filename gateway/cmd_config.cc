@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "config/config.h"
+#include "gateway/auth.h"
 #include "gateway/cli.h"
 #include "gateway/dlp_filter.h"
 
@@ -23,6 +24,13 @@ int runConfigCheck(Args args) {
   if (auto loaded = loadRulesAndPolicies(**config); !loaded) {
     std::cerr << loaded.error() << "\n";
     return 1;
+  }
+  // And the JWKS keys, built as `serve` builds them (the loader checks their shape only).
+  if ((*config)->auth.enabled()) {
+    if (auto verifier = auth::Authenticator::create(**config); !verifier) {
+      std::cerr << verifier.error() << "\n";
+      return 1;
+    }
   }
   std::cout << config::describeConfig(**config);
   return 0;

@@ -88,12 +88,24 @@ int runServe(Args args) {
     std::cerr << "mcpgate serve: " << first.error() << "\n";
     return 1;
   }
-  if (!isLoopbackHost(host)) {
-    // Closed by default: no authentication exists yet, so only this host may connect.
-    std::cerr << "mcpgate serve: refusing to listen on " << host
-              << ": without authentication the gateway listens on loopback only "
-                 "(127.0.0.1, ::1 or localhost)\n";
-    return 1;
+  if (!isLoopbackHost(host) && !config->auth.enabled()) {
+    // Closed by default: without auth anyone who can reach the port could use
+    // every server, so only this host may connect unless the operator says so.
+    if (!config->insecure_no_auth) {
+      std::cerr << "mcpgate serve: refusing to listen on " << host
+                << ": without authentication (auth.tokens or auth.jwt) the gateway listens on "
+                   "loopback only (127.0.0.1, ::1 or localhost); set insecure_no_auth: true to "
+                   "serve anyone who can reach the port\n";
+      return 1;
+    }
+    log::warn("listening beyond loopback without authentication (insecure_no_auth: true)",
+              {{"host", host}});
+  }
+  if (!isLoopbackHost(host) && config->auth.enabled() && !config->tls.enabled()) {
+    log::warn(
+        "bearer tokens travel in clear text beyond loopback: add a tls: section or put a "
+        "TLS-terminating proxy in front",
+        {{"host", host}});
   }
 
   if (auto audit_log = audit::start(config->audit, /*stdout_is_mcp=*/false); !audit_log) {
@@ -116,10 +128,12 @@ int runServe(Args args) {
   address += ":" + std::to_string(bound->port());
   std::vector<std::string> names;
   for (const auto& [name, s] : config->servers) names.push_back(name);
-  log::info("listening", {{"address", address},
-                          {"url", "http://" + address + "/mcp/<server>"},
-                          {"servers", names},
-                          {"config", config->source}});
+  log::info("listening",
+            {{"address", address},
+             {"url", (config->tls.enabled() ? "https://" : "http://") + address + "/mcp/<server>"},
+             {"auth", config->auth.enabled() ? "on" : "off"},
+             {"servers", names},
+             {"config", config->source}});
   metrics::setReady();
 
   Reloader reloader(io, config_path, current, sessions);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "gateway/auth.h"
 #include "gateway/filter.h"
 
 namespace mcpgate::gateway {
@@ -20,11 +21,15 @@ namespace mcpgate::gateway {
 struct Generation {
   std::shared_ptr<const config::Config> config;
   std::shared_ptr<const FilterChain> filters;
+  // Who gets in: null when the config has no auth. The rate buckets start
+  // full again with each generation.
+  std::shared_ptr<const auth::Authenticator> authenticator;
+  std::shared_ptr<auth::RateLimiter> rate;
   std::uint64_t number = 1;  // 1 at startup, +1 per successful reload
 };
 
 // Builds a generation from a loaded config: compiles the DLP rules and the
-// filters. An error names the file and line.
+// filters, and builds the JWKS keys. An error names the file and line.
 [[nodiscard]] std::expected<std::shared_ptr<const Generation>, std::string> buildGeneration(
     std::shared_ptr<const config::Config> config, std::uint64_t number = 1);
 

@@ -4,13 +4,17 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <cctype>
+#include <optional>
 
 #include "config/origin.h"
+#include "gateway/auth.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
 #include "gateway/metrics.h"
@@ -30,8 +34,13 @@ namespace {
 
 constexpr auto kIdleConnectionTimeout = std::chrono::seconds(60);
 constexpr auto kWriteTimeout = std::chrono::seconds(60);
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
 constexpr std::string_view kMcpPrefix = "/mcp/";
 constexpr std::string_view kAggregatePath = "/mcp";  // every server the client may use
+constexpr std::string_view kMetadataPath = "/.well-known/oauth-protected-resource";
+
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 using Request = http::request<http::string_body>;
 
@@ -46,7 +55,29 @@ struct Reply {
   std::string body;  // JSON; empty for 202 and DELETE
   std::string session_id;
   std::string_view content_type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers = {};  // WWW-Authenticate, Retry-After
 };
+
+// Host header values that may go into a URL we hand out: a host name, an IPv4
+// or a bracketed IPv6 address, and a port.
+bool isPlainHost(std::string_view host) {
+  return !host.empty() && host.size() < 256 && std::all_of(host.begin(), host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' ||
+           c == '[' || c == ']';
+  });
+}
+
+// A quoted-string value of WWW-Authenticate must not hold '"' or '\\'.
+// Nor control characters: a CR LF from a token's header would start a new
+// response header.
+std::string quotable(std::string text) {
+  for (char& c : text) {
+    if (c == '"') c = '\'';
+    if (c == '\\') c = '/';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
 
 // An HTTP-level refusal, with a JSON-RPC error body that says what to fix.
 Reply refuse(http::status status, int code, std::string message, std::string_view reason,
@@ -55,13 +86,30 @@ Reply refuse(http::status status, int code, std::string message, std::string_vie
   return {status, jsonrpc::errorResponse(id, code, message, data), ""};
 }
 
+// One client connection, plain (beast::tcp_stream) or TLS (TlsStream).
+template <typename Stream>
 class Connection {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
  public:
-  Connection(tcp::socket socket, std::shared_ptr<const CurrentGeneration> current,
-             SessionTable& sessions)
-      : stream_(std::move(socket)), current_(std::move(current)), sessions_(sessions) {}
+  Connection(tcp::socket socket, asio::ssl::context* tls,
+             std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions)
+      : stream_(makeStream(std::move(socket), tls)),
+        current_(std::move(current)),
+        sessions_(sessions) {}
 
   awaitable<void> run() {
+    if constexpr (kTls) {
+      // A failed handshake (a plain-HTTP client, a scanner, an old TLS
+      // version) ends this connection only; the socket closes with it.
+      lowest().expires_after(kHandshakeTimeout);
+      auto [ec] =
+          co_await stream_.async_handshake(asio::ssl::stream_base::server, as_tuple(use_awaitable));
+      if (ec) {
+        log::debug("TLS handshake failed", {{"error", ec.message()}});
+        co_return;
+      }
+    }
     beast::flat_buffer buffer;
     for (;;) {
       // Taken before reading, so the body limit and the request agree.
@@ -69,7 +117,7 @@ class Connection {
       config_ = generation_->config;
       http::request_parser<http::string_body> parser;
       parser.body_limit(config_->limits.max_body_bytes);
-      stream_.expires_after(kIdleConnectionTimeout);
+      lowest().expires_after(kIdleConnectionTimeout);
       auto [ec, n] = co_await http::async_read(stream_, buffer, parser, as_tuple(use_awaitable));
       request_started_ = std::chrono::steady_clock::now();
       metric_server_.clear();
@@ -83,23 +131,41 @@ class Connection {
       }
       if (ec) {
         if (ec != http::error::end_of_stream && ec != asio::error::eof &&
-            ec != beast::error::timeout && ec != asio::error::connection_reset) {
+            ec != beast::error::timeout && ec != asio::error::connection_reset &&
+            ec != asio::ssl::error::stream_truncated) {
           Reply r = refuse(http::status::bad_request, jsonrpc::kInvalidRequest,
                            "malformed HTTP request: " + ec.message(), "bad_http");
           co_await write(11, r, false);
         }
         break;
       }
-      stream_.expires_never();
+      lowest().expires_never();
       Request req = parser.release();
       bool keep_alive = co_await handle(req);
       if (!keep_alive || !req.keep_alive()) break;
     }
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    if constexpr (kTls) {
+      lowest().expires_after(kTlsShutdownTimeout);
+      auto [ec] = co_await stream_.async_shutdown(as_tuple(use_awaitable));
+      (void)ec;  // the peer may already be gone; the socket closes either way
+    } else {
+      beast::error_code ignored;
+      lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    }
   }
 
  private:
+  static Stream makeStream(tcp::socket socket, asio::ssl::context* tls) {
+    if constexpr (kTls) {
+      return Stream(beast::tcp_stream(std::move(socket)), *tls);
+    } else {
+      (void)tls;
+      return Stream(std::move(socket));
+    }
+  }
+
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
   // Callers pass a named Reply, never a temporary: g++ 12 destroys
   // temporaries of a co_await full-expression twice.
   awaitable<bool> write(unsigned version, const Reply& reply, bool keep_alive) {
@@ -109,14 +175,15 @@ class Connection {
     if (!reply.session_id.empty()) res.set("Mcp-Session-Id", reply.session_id);
     if (reply.status == http::status::method_not_allowed)
       res.set(http::field::allow, "GET, POST, DELETE");
+    for (const auto& [name, value] : reply.headers) res.set(name, value);
     res.body() = reply.body;
     res.keep_alive(keep_alive);
     res.prepare_payload();
     metrics::httpReply(metric_server_, static_cast<unsigned>(reply.status),
                        std::chrono::steady_clock::now() - request_started_);
-    stream_.expires_after(kWriteTimeout);
+    lowest().expires_after(kWriteTimeout);
     auto [ec, n] = co_await http::async_write(stream_, res, as_tuple(use_awaitable));
-    stream_.expires_never();
+    lowest().expires_never();
     co_return !ec && keep_alive;
   }
 
@@ -144,6 +211,10 @@ class Connection {
       Reply reply_out = {http::status::ok, metrics::render(), "", metrics::kContentType};
       co_return co_await write(version, reply_out, keep_alive);
     }
+    if (target == kMetadataPath || target.starts_with(std::string(kMetadataPath) + "/")) {
+      Reply reply_out = metadata(req, target.substr(kMetadataPath.size()));
+      co_return co_await write(version, reply_out, keep_alive);
+    }
     const config::ServerConfig* server = nullptr;
     if (target.starts_with(kMcpPrefix)) {
       auto it = config_->servers.find(std::string(target.substr(kMcpPrefix.size())));
@@ -151,6 +222,15 @@ class Connection {
     }
     if (server != nullptr) metric_server_ = server->name;
     const bool aggregate = target == kAggregatePath;
+    // Auth before anything else: without a token nothing, not even whether a
+    // server exists, is revealed.
+    client_.clear();
+    if (generation_->authenticator) {
+      if (auto refused = authorize(req, target, server); refused) {
+        Reply reply_out = std::move(*refused);
+        co_return co_await write(version, reply_out, keep_alive);
+      }
+    }
     if (server == nullptr && !aggregate) {
       {
         Reply reply_out =
@@ -201,8 +281,87 @@ class Connection {
     }
   }
 
+  // The public base URL clients reach the gateway at: auth.public_url, else
+  // the scheme served and the request's Host.
+  std::string baseUrl(const Request& req) const {
+    if (!config_->auth.public_url.empty()) return config_->auth.public_url;
+    auto host = req[http::field::host];
+    std::string_view h(host.data(), host.size());
+    std::string authority = isPlainHost(h) ? std::string(h) : "localhost";
+    return (kTls ? "https://" : "http://") + authority;
+  }
+
+  // RFC 9728 Protected Resource Metadata for the gateway (`suffix` empty) or
+  // one server's endpoint (`suffix` "/mcp/NAME").
+  Reply metadata(const Request& req, std::string_view suffix) const {
+    const bool known = suffix.empty() ||
+                       (suffix.starts_with(kMcpPrefix) &&
+                        config_->servers.contains(std::string(suffix.substr(kMcpPrefix.size()))));
+    if (!generation_->authenticator || !known) {
+      return refuse(http::status::not_found, jsonrpc::kInvalidRequest,
+                    generation_->authenticator ? "no such protected resource"
+                                               : "this gateway runs without auth",
+                    "not_found");
+    }
+    json doc = {{"resource", baseUrl(req) + std::string(suffix)},
+                {"bearer_methods_supported", {"header"}},
+                {"resource_name", "mcpgate"}};
+    if (!config_->auth.authorization_servers.empty()) {
+      doc["authorization_servers"] = config_->auth.authorization_servers;
+    }
+    return {http::status::ok, doc.dump(), ""};
+  }
+
+  // Sets client_ from the request's token; or the reply that refuses it: 401
+  // (no or bad token), 403 (a server this client may not use), 429 (rate).
+  std::optional<Reply> authorize(const Request& req, std::string_view target,
+                                 const config::ServerConfig* server) {
+    auto header = req[http::field::authorization];
+    auto identity =
+        generation_->authenticator->authenticate(std::string_view(header.data(), header.size()));
+    if (!identity) {
+      const auth::AuthError& error = identity.error();
+      const std::string suffix = server != nullptr ? "/mcp/" + server->name : "";
+      std::string challenge =
+          "Bearer resource_metadata=\"" + baseUrl(req) + std::string(kMetadataPath) + suffix + "\"";
+      if (error.kind != auth::AuthError::Kind::kMissing) {
+        challenge +=
+            ", error=\"invalid_token\", error_description=\"" + quotable(error.description) + "\"";
+      }
+      log::warn("request refused: not authenticated",
+                {{"path", std::string(target)}, {"why", error.description}});
+      Reply reply = refuse(http::status::unauthorized, jsonrpc::kInvalidRequest,
+                           error.kind == auth::AuthError::Kind::kMissing
+                               ? "authentication required: send Authorization: Bearer TOKEN"
+                               : "authentication failed: " + error.description,
+                           error.kind == auth::AuthError::Kind::kExpired   ? "token_expired"
+                           : error.kind == auth::AuthError::Kind::kMissing ? "unauthorized"
+                                                                           : "invalid_token");
+      reply.headers.emplace_back("WWW-Authenticate", std::move(challenge));
+      return reply;
+    }
+    client_ = std::move(identity->client);
+    if (server != nullptr && !generation_->authenticator->mayUse(client_, server->name)) {
+      log::warn("request refused: server not allowed for client",
+                {{"client", client_}, {"server", server->name}});
+      return refuse(http::status::forbidden, jsonrpc::kInvalidRequest,
+                    "client '" + client_ + "' may not use server '" + server->name + "'",
+                    "server_not_allowed");
+    }
+    if (auto wait = generation_->rate->acquire(client_); wait) {
+      Reply reply = refuse(http::status::too_many_requests, jsonrpc::kUpstreamError,
+                           "client '" + client_ + "' is over its request rate; retry in " +
+                               std::to_string(wait->count()) + " s",
+                           "rate_limited");
+      reply.headers.emplace_back("Retry-After", std::to_string(wait->count()));
+      return reply;
+    }
+    return std::nullopt;
+  }
+
   // The session named by Mcp-Session-Id on this path (`server`, or null for
-  // the aggregate endpoint), or the reply that refuses the request.
+  // the aggregate endpoint), or the reply that refuses the request. Another
+  // client's session is answered exactly as an unknown one.
   std::expected<std::shared_ptr<ClientSession>, Reply> sessionOf(
       const Request& req, const config::ServerConfig* server) {
     auto sid = req["Mcp-Session-Id"];
@@ -214,6 +373,11 @@ class Connection {
     auto session = sessions_.find(std::string(sid));
     // A session is used on the path that created it, and nowhere else.
     if (session && session->server() != (server == nullptr ? "" : server->name)) session.reset();
+    if (session && session->client() != client_) {
+      log::warn("request refused: session belongs to another client",
+                {{"client", client_}, {"session_client", session->client()}});
+      session = nullptr;
+    }
     if (!session) {
       return std::unexpected(refuse(http::status::not_found, jsonrpc::kInvalidRequest,
                                     "session not found (it ended or expired); initialize again",
@@ -303,24 +467,33 @@ class Connection {
       }
       std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> created;
       if (server != nullptr) {
-        auto one = sessions_.create(generation_, *server);
+        auto one = sessions_.create(generation_, *server, client_);
         if (one) {
           created = *one;
         } else {
           created = std::unexpected(one.error());
         }
       } else {
-        std::vector<std::string> all;
-        for (const auto& [name, s] : config_->servers) all.push_back(name);
-        created = sessions_.createAggregate(generation_, std::move(all));
+        std::vector<std::string> allowed;
+        for (const auto& [name, s] : config_->servers) {
+          if (!generation_->authenticator || generation_->authenticator->mayUse(client_, name)) {
+            allowed.push_back(name);
+          }
+        }
+        created = sessions_.createAggregate(generation_, std::move(allowed), client_);
       }
       if (!created) {
-        bool too_many = created.error().kind == SessionTable::CreateError::kTooMany;
+        using enum SessionTable::CreateError;
+        const auto kind = created.error().kind;
         {
-          Reply reply_out =
-              refuse(too_many ? http::status::service_unavailable : http::status::bad_gateway,
-                     jsonrpc::kUpstreamError, created.error().message,
-                     too_many ? "max_sessions" : "spawn_failed", messages[0]["id"]);
+          Reply reply_out = refuse(kind == kTooMany         ? http::status::service_unavailable
+                                   : kind == kClientTooMany ? http::status::too_many_requests
+                                                            : http::status::bad_gateway,
+                                   jsonrpc::kUpstreamError, created.error().message,
+                                   kind == kTooMany         ? "max_sessions"
+                                   : kind == kClientTooMany ? "client_max_sessions"
+                                                            : "spawn_failed",
+                                   messages[0]["id"]);
           co_return co_await write(version, reply_out, keep_alive);
         }
       }
@@ -445,7 +618,7 @@ class Connection {
     res.keep_alive(keep_alive);
     res.chunked(true);
     http::response_serializer<http::empty_body> serializer{res};
-    stream_.expires_after(kWriteTimeout);
+    lowest().expires_after(kWriteTimeout);
     metrics::httpReply(metric_server_, 200, std::chrono::steady_clock::now() - request_started_);
     auto [ec, n] = co_await http::async_write_header(stream_, serializer, as_tuple(use_awaitable));
     std::string events;
@@ -461,34 +634,44 @@ class Connection {
         }
       }
       if (!events.empty()) {
-        stream_.expires_after(kWriteTimeout);
+        lowest().expires_after(kWriteTimeout);
         std::tie(ec, n) = co_await asio::async_write(
             stream_, http::make_chunk(asio::buffer(events)), as_tuple(use_awaitable));
         if (ec) break;
       }
       if (batch.finished) {
-        stream_.expires_after(kWriteTimeout);
+        lowest().expires_after(kWriteTimeout);
         std::tie(ec, n) =
             co_await asio::async_write(stream_, http::make_chunk_last(), as_tuple(use_awaitable));
-        stream_.expires_never();
+        lowest().expires_never();
         co_return !ec && keep_alive;
       }
-      stream_.expires_never();
+      lowest().expires_never();
       batch = co_await mailbox.next();
     }
     mailbox.abandon();
     co_return false;
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   std::shared_ptr<const CurrentGeneration> current_;
   std::shared_ptr<const Generation> generation_;  // of the request being served
   std::shared_ptr<const config::Config> config_;  // generation_->config
   SessionTable& sessions_;
+  std::string client_;  // of the request being handled; empty without auth
   // For /metrics: when the request being answered was read, and its server.
   std::chrono::steady_clock::time_point request_started_;
   std::string metric_server_;
 };
+
+void logConnectionFailure(std::exception_ptr e) {
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    log::error("connection failed", {{"error", ex.what()}});
+  }
+}
 
 }  // namespace
 
@@ -497,6 +680,8 @@ struct HttpServer::Impl {
   std::shared_ptr<const CurrentGeneration> current;
   SessionTable& sessions;
   tcp::acceptor acceptor{io};
+  // Built once at listen: a reload does not change the certificate.
+  std::optional<asio::ssl::context> tls;
 
   awaitable<void> acceptLoop() {
     for (;;) {
@@ -509,29 +694,58 @@ struct HttpServer::Impl {
       }
       socket.set_option(tcp::no_delay(true), ec);
       auto executor = socket.get_executor();
-      auto connection = std::make_shared<Connection>(std::move(socket), current, sessions);
-      asio::co_spawn(
-          executor, [connection]() { return connection->run(); },
-          [](std::exception_ptr e) {
-            if (!e) return;
-            try {
-              std::rethrow_exception(e);
-            } catch (const std::exception& ex) {
-              log::error("connection failed", {{"error", ex.what()}});
-            }
-          });
+      if (tls) {
+        auto connection =
+            std::make_shared<Connection<TlsStream>>(std::move(socket), &*tls, current, sessions);
+        asio::co_spawn(
+            executor, [connection]() { return connection->run(); }, logConnectionFailure);
+      } else {
+        auto connection = std::make_shared<Connection<beast::tcp_stream>>(
+            std::move(socket), nullptr, current, sessions);
+        asio::co_spawn(
+            executor, [connection]() { return connection->run(); }, logConnectionFailure);
+      }
     }
   }
 };
 
 HttpServer::HttpServer(asio::io_context& io, std::shared_ptr<const CurrentGeneration> current,
                        SessionTable& sessions)
-    : impl_(std::make_unique<Impl>(Impl{io, std::move(current), sessions})) {}
+    : impl_(std::make_unique<Impl>(io, std::move(current), sessions)) {}
 
 HttpServer::~HttpServer() = default;
 
+namespace {
+
+// TLS 1.2 and up, with the certificate chain and key of the `tls:` section.
+std::expected<void, std::string> setUpTls(asio::ssl::context& context,
+                                          const config::TlsConfig& tls) {
+  SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION);
+  context.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                      asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                      asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
+  beast::error_code ec;
+  context.use_certificate_chain_file(tls.cert_file, ec);
+  if (ec) return std::unexpected("tls.cert_file " + tls.cert_file + ": " + ec.message());
+  context.use_private_key_file(tls.key_file, asio::ssl::context::pem, ec);
+  if (ec) return std::unexpected("tls.key_file " + tls.key_file + ": " + ec.message());
+  if (SSL_CTX_check_private_key(context.native_handle()) != 1) {
+    return std::unexpected("tls.key_file " + tls.key_file + " does not match the certificate in " +
+                           tls.cert_file);
+  }
+  return {};
+}
+
+}  // namespace
+
 std::expected<tcp::endpoint, std::string> HttpServer::listen(const std::string& host,
                                                              unsigned short port) {
+  const config::Config& config = *impl_->current->get()->config;
+  if (config.tls.enabled()) {
+    impl_->tls.emplace(asio::ssl::context::tls_server);
+    if (auto ready = setUpTls(*impl_->tls, config.tls); !ready)
+      return std::unexpected(ready.error());
+  }
   beast::error_code ec;
   auto address = asio::ip::make_address(host, ec);
   if (ec) return std::unexpected("invalid listen address '" + host + "': " + ec.message());

@@ -36,6 +36,8 @@ const std::vector<Command>& commands() {
       {"pins", "list -c FILE [SERVER] | approve -c FILE SERVER [TOOL]...",
        "show tool pins (pinned, changed, new) or approve new and changed tool definitions",
        runPins},
+      {"token", "new [--client NAME]",
+       "print a new bearer token and the auth.tokens line with its SHA-256", runToken},
   };
   return table;
 }

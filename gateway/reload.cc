@@ -193,6 +193,10 @@ void Reloader::reload(const std::string& why) {
               {{"listening_as_configured",
                 config::formatHostPort(old->config->listen_host, old->config->listen_port)}});
   }
+  if (now.tls.cert_file != old->config->tls.cert_file ||
+      now.tls.key_file != old->config->tls.key_file) {
+    log::warn("the tls section changed in the config; it takes effect at the next restart", {});
+  }
   (void)log::setLevel(now.log_level);
   current_->set(*next);
   sessions_.closeRemovedServers(now);

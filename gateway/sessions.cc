@@ -34,19 +34,31 @@ SessionTable::SessionTable(boost::asio::io_context& io,
                            std::shared_ptr<const CurrentGeneration> current)
     : io_(io), current_(std::move(current)) {}
 
+std::optional<SessionTable::Failure> SessionTable::admitLocked(const config::Config& config,
+                                                               const std::string& client) const {
+  if (sessions_.size() >= config.limits.max_sessions) {
+    return Failure{CreateError::kTooMany, "the gateway already has the maximum of " +
+                                              std::to_string(config.limits.max_sessions) +
+                                              " sessions"};
+  }
+  const config::ClientConfig* entry = config::findClient(config.auth, client);
+  if (!client.empty() && entry != nullptr && entry->max_sessions > 0) {
+    std::size_t own = 0;
+    for (const auto& [sid, other] : sessions_) own += other->client() == client ? 1 : 0;
+    if (own >= entry->max_sessions) {
+      return Failure{CreateError::kClientTooMany, "client '" + client +
+                                                      "' already has its maximum of " +
+                                                      std::to_string(entry->max_sessions) +
+                                                      " sessions; end one (HTTP DELETE) first"};
+    }
+  }
+  return std::nullopt;
+}
+
 std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::create(
     const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
     const std::string& client) {
-  const config::Config& config = *generation->config;
   std::string id = newSessionId();
-  {
-    std::lock_guard lock(mu_);
-    if (sessions_.size() >= config.limits.max_sessions) {
-      return std::unexpected(Failure{CreateError::kTooMany,
-                                     "the gateway already has the maximum of " +
-                                         std::to_string(config.limits.max_sessions) + " sessions"});
-    }
-  }
   Session::Hooks hooks{[this](const std::string& sid) {
                          std::lock_guard lock(mu_);
                          if (sessions_.erase(sid) > 0) metrics::sessionsChanged(-1);
@@ -57,10 +69,13 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
                        }};
   auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_),
                                            generation->config, server, current_, std::move(hooks));
-  // In the table before the server starts, so a server that dies at once is
-  // taken out again by its own close(), never left behind.
+  // The limits are checked and the session entered under one lock, so
+  // concurrent initializes cannot pass a limit together. In the table before
+  // the server starts, so a server that dies at once is taken out again by its
+  // own close(), never left behind.
   {
     std::lock_guard lock(mu_);
+    if (auto refused = admitLocked(*generation->config, client)) return std::unexpected(*refused);
     sessions_.emplace(id, session);
     metrics::sessionsChanged(1);
   }
@@ -78,7 +93,7 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
         Failure{CreateError::kSpawnFailed,
                 "cannot start MCP server '" + server.name + "': " + started.error()});
   }
-  log::info("session created", {{"server", server.name}, {"session", id}});
+  log::info("session created", {{"server", server.name}, {"session", id}, {"client", client}});
   return session;
 }
 
@@ -88,23 +103,19 @@ std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTabl
   std::string id = newSessionId();
   AggregateSession::Hooks hooks{[this](const std::string& sid) {
     std::lock_guard lock(mu_);
-    sessions_.erase(sid);
+    if (sessions_.erase(sid) > 0) metrics::sessionsChanged(-1);
   }};
   auto session =
       std::make_shared<AggregateSession>(id, client, boost::asio::make_strand(io_), generation,
                                          std::move(servers), *this, std::move(hooks));
   {
     std::lock_guard lock(mu_);
-    if (sessions_.size() >= generation->config->limits.max_sessions) {
-      return std::unexpected(Failure{CreateError::kTooMany,
-                                     "the gateway already has the maximum of " +
-                                         std::to_string(generation->config->limits.max_sessions) +
-                                         " sessions"});
-    }
+    if (auto refused = admitLocked(*generation->config, client)) return std::unexpected(*refused);
     sessions_.emplace(id, session);
+    metrics::sessionsChanged(1);
   }
   session->start();
-  log::info("session created", {{"endpoint", "/mcp"}, {"session", id}});
+  log::info("session created", {{"endpoint", "/mcp"}, {"session", id}, {"client", client}});
   return session;
 }
 

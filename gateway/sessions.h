@@ -7,6 +7,7 @@
 #include <expected>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,7 +23,9 @@ class SessionTable {
  public:
   SessionTable(boost::asio::io_context& io, std::shared_ptr<const CurrentGeneration> current);
 
-  enum class CreateError { kTooMany, kSpawnFailed };
+  // kTooMany: the gateway's limits.max_sessions; kClientTooMany: the
+  // client's own auth.clients.NAME.max_sessions.
+  enum class CreateError { kTooMany, kClientTooMany, kSpawnFailed };
   struct Failure {
     CreateError kind;
     std::string message;
@@ -46,6 +49,10 @@ class SessionTable {
   [[nodiscard]] int childrenAlive() const { return children_alive_.load(); }
 
  private:
+  // Why a new session of `client` may not be entered now, if it may not. mu_ held.
+  [[nodiscard]] std::optional<Failure> admitLocked(const config::Config& config,
+                                                   const std::string& client) const;
+
   boost::asio::io_context& io_;
   std::shared_ptr<const CurrentGeneration> current_;
   std::mutex mu_;
