@@ -5,6 +5,7 @@
 
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
+#include "gateway/remote_upstream.h"
 #include "gateway/serve_common.h"
 #include "gateway/upstream.h"
 
@@ -46,8 +47,6 @@ Session::Session(std::string id, std::string client, asio::any_io_executor stran
       last_keepalive_(Clock::now()) {}
 
 std::expected<void, std::string> Session::start() {
-  const auto spec = spawnSpecFor(*config_, server_);
-  if (!spec) return std::unexpected(spec.error());
   std::weak_ptr<Session> weak = weak_from_this();
   Upstream::Callbacks callbacks{
       [weak](std::string line) {
@@ -60,7 +59,15 @@ std::expected<void, std::string> Session::start() {
   // What the server has not read yet may be many requests' worth, not one.
   Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace,
                             std::max<std::uint64_t>(16 * config_->limits.max_body_bytes, 1 << 20)};
-  auto upstream = Upstream::start(strand_, *spec, options, std::move(callbacks));
+  auto upstream = [&]() -> std::expected<std::shared_ptr<Upstream>, std::string> {
+    if (server_.remote) {
+      return startRemoteUpstream(strand_, *server_.remote, config_->session.request_timeout,
+                                 options, std::move(callbacks));
+    }
+    const auto spec = spawnSpecFor(*config_, server_);
+    if (!spec) return std::unexpected(spec.error());
+    return ChildUpstream::start(strand_, *spec, options, std::move(callbacks));
+  }();
   if (!upstream) return std::unexpected(upstream.error());
   upstream_ = std::move(*upstream);
   scheduleTick();
@@ -74,8 +81,8 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
   std::vector<Verdict> verdicts(messages.size());
   if (!filters_->empty()) {
     for (std::size_t i = 0; i < messages.size(); ++i) {
-      MessageContext context{server_.name, id_, Direction::kToServer, {}, client_,
-                             jsonrpc::toolOf(messages[i])};
+      MessageContext context{server_.name, id_,     Direction::kToServer,
+                             {},           client_, jsonrpc::toolOf(messages[i])};
       verdicts[i] = filters_->run(context, messages[i]);
     }
   }

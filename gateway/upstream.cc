@@ -32,13 +32,13 @@ constexpr auto kDrainAfterExit = std::chrono::milliseconds(500);
 
 }  // namespace
 
-std::expected<std::shared_ptr<Upstream>, std::string> Upstream::start(
+std::expected<std::shared_ptr<Upstream>, std::string> ChildUpstream::start(
     asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,
     Callbacks callbacks) {
   auto child = sandbox::spawn(spec);
   if (!child) return std::unexpected(child.error().message);
-  auto upstream = std::make_shared<Upstream>(executor, std::move(*child), std::move(options),
-                                             std::move(callbacks));
+  auto upstream = std::make_shared<ChildUpstream>(executor, std::move(*child), std::move(options),
+                                                  std::move(callbacks));
   log::info("server started", {{"server", upstream->options_.server}, {"pid", upstream->pid_}});
   auto self = upstream;
   asio::co_spawn(
@@ -50,8 +50,8 @@ std::expected<std::shared_ptr<Upstream>, std::string> Upstream::start(
   return upstream;
 }
 
-Upstream::Upstream(asio::any_io_executor executor, sandbox::Child child, Options options,
-                   Callbacks callbacks)
+ChildUpstream::ChildUpstream(asio::any_io_executor executor, sandbox::Child child, Options options,
+                             Callbacks callbacks)
     : executor_(executor),
       child_(std::move(child)),
       pid_(child_.pid),
@@ -64,7 +64,7 @@ Upstream::Upstream(asio::any_io_executor executor, sandbox::Child child, Options
       kill_timer_(executor),
       drain_timer_(executor) {}
 
-void Upstream::send(std::string message) {
+void ChildUpstream::send(std::string message) {
   if (terminating_ || !stdin_.is_open()) return;
   message += '\n';
   outbox_bytes_ += message.size();
@@ -83,7 +83,7 @@ void Upstream::send(std::string message) {
   }
 }
 
-asio::awaitable<void> Upstream::writeQueued() {
+asio::awaitable<void> ChildUpstream::writeQueued() {
   while (!outbox_.empty() && stdin_.is_open()) {
     auto [ec, n] =
         co_await asio::async_write(stdin_, asio::buffer(outbox_.front()), as_tuple(use_awaitable));
@@ -102,7 +102,7 @@ asio::awaitable<void> Upstream::writeQueued() {
   writing_ = false;
 }
 
-asio::awaitable<void> Upstream::readMessages() {
+asio::awaitable<void> ChildUpstream::readMessages() {
   std::string buffer;
   for (;;) {
     auto [ec, n] = co_await asio::async_read_until(
@@ -132,7 +132,7 @@ asio::awaitable<void> Upstream::readMessages() {
   maybeReportExit();
 }
 
-asio::awaitable<void> Upstream::readStderr() {
+asio::awaitable<void> ChildUpstream::readStderr() {
   std::string buffer;
   auto window_start = std::chrono::steady_clock::now();
   int lines_in_window = 0;
@@ -175,7 +175,7 @@ asio::awaitable<void> Upstream::readStderr() {
 
 // The sandbox supervisor writes its layer report, and why it refused a spawn,
 // on the server's stderr before the server runs, each line prefixed.
-void Upstream::logSandboxLine(std::string_view text) {
+void ChildUpstream::logSandboxLine(std::string_view text) {
   auto report = json::parse(text, nullptr, false);
   if (!report.is_discarded() && report.is_object() && report.contains("sandbox")) {
     json fields = report["sandbox"];
@@ -190,7 +190,7 @@ void Upstream::logSandboxLine(std::string_view text) {
              {{"server", options_.server}, {"pid", pid_}, {"reason", text}});
 }
 
-asio::awaitable<void> Upstream::watchExit() {
+asio::awaitable<void> ChildUpstream::watchExit() {
   auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
                                          as_tuple(use_awaitable));
   (void)ec;
@@ -218,7 +218,7 @@ asio::awaitable<void> Upstream::watchExit() {
   maybeReportExit();
 }
 
-void Upstream::maybeReportExit() {
+void ChildUpstream::maybeReportExit() {
   if (reported_ || !exit_status_ || !stdout_done_) return;
   reported_ = true;
   boost::system::error_code ignored;
@@ -238,7 +238,7 @@ void Upstream::maybeReportExit() {
   if (callbacks_.on_exit) callbacks_.on_exit(why, terminate_reason_);
 }
 
-void Upstream::terminate(std::string why) {
+void ChildUpstream::terminate(std::string why) {
   if (terminating_ || exit_status_) return;
   terminating_ = true;
   terminate_reason_ = std::move(why);
