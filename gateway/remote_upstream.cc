@@ -318,7 +318,12 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       }
       active_.erase(connection.get());
       if (failure && failure->retry && connection->reused && attempt == 0 && !terminating_) {
-        continue;  // the remote closed an idle connection; this one never reached it
+        // The remote closed an idle connection (a keep-alive timeout, a
+        // restart): the request never reached it. The other idle ones are
+        // likely as stale; the retry takes a fresh one.
+        for (auto& stale : idle_) closeConnection(*stale);
+        idle_.clear();
+        continue;
       }
       if (!failure && keep_alive && !terminating_ && idle_.size() < kMaxIdleConnections) {
         idle_.push_back(std::move(connection));
@@ -419,6 +424,13 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       const bool closed = header_ec == http::error::end_of_stream ||
                           header_ec == asio::error::eof ||
                           header_ec == asio::error::connection_reset;
+      if (header_ec.category() == asio::error::get_ssl_category()) {
+        // TLS 1.3 sends the server's verdict on a client certificate after
+        // the handshake: a refusal arrives here.
+        co_return Failure{who + " at " + origin_ + " refused the TLS connection: " +
+                              header_ec.message(),
+                          "upstream_tls_failed"};
+      }
       std::string why = header_ec == beast::error::timeout
                             ? "did not answer within " + describeDuration(request_timeout_)
                             : "connection failed before an answer: " + header_ec.message();
