@@ -388,8 +388,9 @@ TEST_F(LoadConfigTest, NulByteInArgument) {
 
 TEST_F(LoadConfigTest, MissingOrEmptyCommand) {
   EXPECT_EQ(errorOf("servers:\n  echo:\n    args: [x]\n"),
-            at(2, "servers.echo: missing required key 'command'"));
-  EXPECT_EQ(errorOf("servers:\n  echo:\n"), at(2, "servers.echo: missing required key 'command'"));
+            at(2, "servers.echo: missing required key 'command' (or 'url' for a remote server)"));
+  EXPECT_EQ(errorOf("servers:\n  echo:\n"),
+            at(2, "servers.echo: missing required key 'command' (or 'url' for a remote server)"));
   EXPECT_EQ(errorOf("servers:\n  echo:\n    command: ''\n"),
             at(3, "servers.echo.command must not be empty"));
 }
@@ -511,18 +512,21 @@ TEST_F(LoadConfigTest, BothServerFormats) {
 }
 
 TEST_F(LoadConfigTest, RemoteServerInJson) {
-  EXPECT_EQ(errorOf("{\"mcpServers\": {\n  \"remote\": {\n    \"type\": \"http\",\n"
-                    "    \"url\": \"https://mcp.example.com/mcp\"}}}\n",
-                    "c.json"),
-            at(3,
-               "mcpServers.remote.type 'http': remote servers are not supported yet (only "
-               "stdio servers started with 'command')",
-               "c.json"));
-  EXPECT_EQ(errorOf("{\"mcpServers\": {\n  \"remote\": {\"url\": \"https://x/mcp\"}}}\n", "c.json"),
-            at(2,
-               "mcpServers.remote.url: remote servers are not supported yet (only stdio "
-               "servers started with 'command')",
-               "c.json"));
+  auto config = load(
+      "{\"mcpServers\": {\n  \"remote\": {\n    \"type\": \"http\",\n"
+      "    \"url\": \"https://mcp.example.com/mcp\"}}}\n",
+      "c.json");
+  ASSERT_TRUE(config);
+  ASSERT_TRUE(config->servers.at("remote").remote);
+  EXPECT_EQ(config->servers.at("remote").remote->host, "mcp.example.com");
+  EXPECT_EQ(
+      errorOf(
+          "{\"mcpServers\": {\n  \"remote\": {\"type\": \"sse\", \"url\": \"https://x/mcp\"}}}\n",
+          "c.json"),
+      at(2,
+         "mcpServers.remote.type 'sse': the old HTTP+SSE transport is not supported; remote "
+         "servers must speak Streamable HTTP (type 'http')",
+         "c.json"));
   EXPECT_EQ(errorOf("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"disabled\": \"yes\"}}}\n",
                     "c.json"),
             at(2, "mcpServers.a.disabled must be true or false", "c.json"));
@@ -809,8 +813,7 @@ TEST_F(LoadConfigTest, StateDirIsRelativeToTheConfigAndNeedNotExistYet) {
   auto config = load(std::string("state_dir: var/state/\n") + kMinimal);
   ASSERT_NE(config, nullptr);
   EXPECT_EQ(config->state_dir, dir_ + "/var/state");
-  EXPECT_NE(describeConfig(*config).find("state_dir: " + dir_ + "/var/state\n"),
-            std::string::npos);
+  EXPECT_NE(describeConfig(*config).find("state_dir: " + dir_ + "/var/state\n"), std::string::npos);
   auto defaults = load(kMinimal);
   ASSERT_NE(defaults, nullptr);
   EXPECT_EQ(defaults->state_dir, defaultStateDir());
