@@ -16,6 +16,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <deque>
 #include <optional>
 #include <set>
 #include <vector>
@@ -163,10 +164,20 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
 
   void send(std::string message) override {
     if (terminating_) return;
+    if (initializing_) {
+      // Until initialize is answered there is no session id or protocol
+      // version to send; a client that does not wait (a stdio client piping
+      // its first lines) would otherwise be refused.
+      held_.push_back(std::move(message));
+      return;
+    }
+    Outgoing outgoing = describe(message);
+    if (outgoing.initialize) initializing_ = true;
     asio::co_spawn(
         executor_,
-        [self = shared_from_this(), message = std::move(message)]() mutable {
-          return self->postMessage(std::move(message));
+        [self = shared_from_this(), message = std::move(message),
+         outgoing = std::move(outgoing)]() mutable {
+          return self->postMessage(std::move(message), std::move(outgoing));
         },
         asio::detached);
   }
@@ -199,8 +210,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
   }
 
-  asio::awaitable<void> postMessage(std::string body) {
-    const Outgoing outgoing = describe(body);
+  asio::awaitable<void> postMessage(std::string body, Outgoing outgoing) {
     http::request<http::string_body> request;
     request.method(http::verb::post);
     prepare(request);
@@ -210,6 +220,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     request.prepare_payload();
     bool answered = false;
     auto failure = co_await exchange(request, outgoing, answered);
+    if (outgoing.initialize) releaseHeld();
     if (terminating_ || reported_) co_return;
     if (failure) {
       fail(outgoing, *failure);
@@ -226,6 +237,16 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       stream_started_ = true;
       asio::co_spawn(
           executor_, [self = shared_from_this()] { return self->listen(); }, asio::detached);
+    }
+  }
+
+  void releaseHeld() {
+    initializing_ = false;
+    std::deque<std::string> held = std::move(held_);
+    held_.clear();
+    while (!held.empty()) {
+      send(std::move(held.front()));
+      held.pop_front();
     }
   }
 
@@ -427,9 +448,9 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       if (header_ec.category() == asio::error::get_ssl_category()) {
         // TLS 1.3 sends the server's verdict on a client certificate after
         // the handshake: a refusal arrives here.
-        co_return Failure{who + " at " + origin_ + " refused the TLS connection: " +
-                              header_ec.message(),
-                          "upstream_tls_failed"};
+        co_return Failure{
+            who + " at " + origin_ + " refused the TLS connection: " + header_ec.message(),
+            "upstream_tls_failed"};
       }
       std::string why = header_ec == beast::error::timeout
                             ? "did not answer within " + describeDuration(request_timeout_)
@@ -639,6 +660,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   std::string protocol_version_;
   std::vector<std::unique_ptr<Connection>> idle_;
   std::set<Connection*> active_;  // closed by terminate()
+  bool initializing_ = false;     // an initialize is waiting for its answer
+  std::deque<std::string> held_;  // what the client sent meanwhile
   bool terminating_ = false;
   bool reported_ = false;
   bool stream_started_ = false;

@@ -326,6 +326,26 @@ TEST_F(RemoteTest, RemoteThatForgetsTheSessionEndsIt) {
   EXPECT_EQ(text(gw.callTool("remote", fresh, "echo", {{"text", "again"}})), "again");
 }
 
+TEST_F(RemoteTest, StdioProxiesARemoteEvenWhenTheClientDoesNotWaitForInitialize) {
+  RemoteServer remote({"--record", record_});
+  const std::string file = dir_.write(
+      "gw.yaml", config(remoteYaml("http://127.0.0.1:" + std::to_string(remote.port()) + "/mcp")));
+  const std::string lines =
+      initializeMessage().dump() + "\n" +
+      json({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).dump() + "\n" +
+      toolCall(2, "echo", {{"text", "piped"}}).dump() + "\n";
+  dir_.write("in.jsonl", lines);
+  // All three lines at once; stdin stays open a moment so the answers come.
+  auto r = runCommand("sh -c '(cat " + dir_.path() + "/in.jsonl; sleep 2) | " + mcpgateBinary() +
+                      " stdio -c " + file + " remote 2>/dev/null'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(
+      r.output.find(
+          R"({"result":{"content":[{"type":"text","text":"piped"}]},"jsonrpc":"2.0","id":2})"),
+      std::string::npos)
+      << r.output;
+}
+
 TEST_F(RemoteTest, PlainHttpToAnotherHostIsRefusedAtLoad) {
   auto r = runCommand(mcpgateBinary() + " config check " +
                       dir_.write("gw.yaml", config(remoteYaml("http://mcp.example.com/mcp"))));
