@@ -514,25 +514,24 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
                           read_ec == beast::error::timeout ? "upstream_timeout" : "upstream_error"};
       }
       if (terminating_) co_return std::nullopt;
+      bool fits = true;
       if (kind == Body::kSse) {
-        const bool fits = sse.feed(piece, [&](std::string event) {
+        fits = sse.feed(piece, [&](std::string event) {
           answered = deliverBody(std::move(event), outgoing) || answered;
         });
-        if (!fits) {
-          co_return Failure{who + " sent an event larger than max_line_bytes (" +
-                                std::to_string(options_.max_line_bytes) + " bytes)",
-                            "upstream_too_large"};
-        }
       } else if (kind == Body::kJson) {
-        if (body.size() + piece.size() > limit) {
-          co_return Failure{who + " sent an answer larger than max_line_bytes (" +
-                                std::to_string(options_.max_line_bytes) + " bytes)",
-                            "upstream_too_large"};
-        }
-        body.append(piece);
+        fits = body.size() + piece.size() <= limit;
+        if (fits) body.append(piece);
       } else {
         dropped += piece.size();
         if (dropped > limit) break;  // not worth reading to the end; not kept alive
+      }
+      if (!fits) {
+        // One message (a JSON answer or one event) over the limit; the
+        // connection is dropped rather than read to its end.
+        co_return Failure{who + " sent an answer larger than max_line_bytes (" +
+                              std::to_string(options_.max_line_bytes) + " bytes)",
+                          "upstream_too_large"};
       }
     }
     keep_alive = parser.is_done() && parser.keep_alive();

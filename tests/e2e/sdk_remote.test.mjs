@@ -91,7 +91,7 @@ test('lists and calls the tools of a remote over https', async (t) => {
   const client = await connect(t, gateway, 'remote');
   assert.equal(client.getServerVersion()?.name, 'mcpgate-remote-test');
   const {tools} = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['aws_key', 'echo', 'progress']);
+  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['aws_key', 'big', 'echo', 'progress']);
   const result = await client.callTool({name: 'echo', arguments: {text: 'through the gateway'}});
   assert.equal(textOf(result), 'through the gateway');
   const progress = [];

@@ -155,7 +155,7 @@ TEST_F(RemoteTest, PlainLoopbackHttpListsAndCallsToolsWithTheConfiguredHeaders) 
   std::vector<std::string> names;
   const json listed = list.json_body();
   for (const json& tool : listed["result"]["tools"]) names.push_back(tool["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"echo", "aws_key", "progress"})) << list.body;
+  EXPECT_EQ(names, (std::vector<std::string>{"echo", "aws_key", "big", "progress"})) << list.body;
   EXPECT_EQ(text(gw.callTool("remote", sid, "echo", {{"text", "héllo remote"}})), "héllo remote");
 
   // Progress notifications stream through, then the answer.
@@ -344,6 +344,24 @@ TEST_F(RemoteTest, StdioProxiesARemoteEvenWhenTheClientDoesNotWaitForInitialize)
           R"({"result":{"content":[{"type":"text","text":"piped"}]},"jsonrpc":"2.0","id":2})"),
       std::string::npos)
       << r.output;
+}
+
+TEST_F(RemoteTest, AnswerOverTheLineLimitIsAnErrorForThatRequest) {
+  for (const std::string mode : {"--json", "--sse"}) {
+    std::vector<std::string> options;
+    if (mode == "--json") options.push_back(mode);
+    RemoteServer remote(options);
+    Gateway gw(config(remoteYaml("http://127.0.0.1:" + std::to_string(remote.port()) + "/mcp"),
+                      "limits: {max_line_bytes: 4KiB}\n"));
+    const std::string sid = gw.initialize("remote");
+    json big = gw.callTool("remote", sid, "big", {{"bytes", 8192}});
+    EXPECT_EQ(big["error"]["code"], -32000) << mode << " " << big;
+    EXPECT_EQ(big["error"]["message"],
+              "MCP server 'remote' sent an answer larger than max_line_bytes (4096 bytes)")
+        << mode;
+    EXPECT_EQ(big["error"]["data"]["reason"], "upstream_too_large") << mode;
+    EXPECT_EQ(text(gw.callTool("remote", sid, "big", {{"bytes", 10}})), "xxxxxxxxxx") << mode;
+  }
 }
 
 TEST_F(RemoteTest, PlainHttpToAnotherHostIsRefusedAtLoad) {

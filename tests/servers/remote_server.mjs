@@ -14,7 +14,8 @@
 // Prints {"port": N} on stdout once it listens.
 //
 // Tools: echo {text}, aws_key {} (returns a text holding a fake AWS key),
-// progress {steps} (one progress notification per step, 50 ms apart).
+// big {bytes} (a text of that many x), progress {steps} (one progress
+// notification per step, 50 ms apart).
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -49,6 +50,8 @@ function newServer() {
       async ({text}) => ({content: [{type: 'text', text}]}));
   server.tool('aws_key', 'Returns a text holding an AWS access key id', {},
       async () => ({content: [{type: 'text', text: `the key is ${FAKE_AWS_KEY} here`}]}));
+  server.tool('big', 'Answers with a text of that many x characters', {bytes: z.number()},
+      async ({bytes}) => ({content: [{type: 'text', text: 'x'.repeat(bytes)}]}));
   server.tool('progress', 'Sends one progress notification per step', {steps: z.number()},
       async ({steps}, extra) => {
         const token = extra._meta?.progressToken;
