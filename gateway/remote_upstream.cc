@@ -329,14 +329,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       }
       active_.insert(connection.get());
       bool keep_alive = false;
-      std::optional<Failure> failure;
-      if (connection->tls) {
-        failure = co_await roundTrip(*connection->tls, *connection, request, outgoing, answered,
-                                     keep_alive);
-      } else {
-        failure = co_await roundTrip(*connection->plain, *connection, request, outgoing, answered,
-                                     keep_alive);
-      }
+      std::optional<Failure> failure =
+          co_await roundTripOn(*connection, request, outgoing, answered, keep_alive);
       active_.erase(connection.get());
       if (failure && failure->retry && connection->reused && attempt == 0 && !terminating_) {
         // The remote closed an idle connection (a keep-alive timeout, a
@@ -415,6 +409,18 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       co_return std::unexpected(Failure{what + ": " + why, "upstream_tls_failed"});
     }
     co_return std::move(connection);
+  }
+
+  asio::awaitable<std::optional<Failure>> roundTripOn(Connection& connection,
+                                                      http::request<http::string_body>& request,
+                                                      const Outgoing& outgoing, bool& answered,
+                                                      bool& keep_alive) {
+    if (connection.tls) {
+      co_return co_await roundTrip(*connection.tls, connection, request, outgoing, answered,
+                                   keep_alive);
+    }
+    co_return co_await roundTrip(*connection.plain, connection, request, outgoing, answered,
+                                 keep_alive);
   }
 
   template <class Stream>
@@ -569,14 +575,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
         active_.insert(connection.get());
         stream_open_ = true;
         bool keep_alive = false;
-        std::optional<Failure> failure;
-        if (connection->tls) {
-          failure = co_await roundTrip(*connection->tls, *connection, request, none, answered,
-                                       keep_alive);
-        } else {
-          failure = co_await roundTrip(*connection->plain, *connection, request, none, answered,
-                                       keep_alive);
-        }
+        std::optional<Failure> failure =
+            co_await roundTripOn(*connection, request, none, answered, keep_alive);
         stream_open_ = false;
         active_.erase(connection.get());
         if (terminating_) co_return;
