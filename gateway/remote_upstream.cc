@@ -327,6 +327,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
         if (!connected) co_return connected.error();
         connection = std::move(*connected);
       }
+      if (terminating_) co_return std::nullopt;  // it ended while this connected
       active_.insert(connection.get());
       bool keep_alive = false;
       std::optional<Failure> failure =

@@ -32,15 +32,6 @@ json initializeMessage() {
             {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}}}};
 }
 
-json toolCall(int id, const std::string& tool, const json& arguments = json::object()) {
-  return {{"jsonrpc", "2.0"},
-          {"id", id},
-          {"method", "tools/call"},
-          {"params", {{"name", tool}, {"arguments", arguments}}}};
-}
-
-std::string text(const json& result) { return result["result"]["content"][0]["text"]; }
-
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream all;
