@@ -505,8 +505,10 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     while (!parser.is_done()) {
       response.body().data = chunk.data();
       response.body().size = chunk.size();
-      auto [read_ec, read_bytes] =
-          co_await http::async_read(stream, connection.buffer, parser, as_tuple(use_awaitable));
+      // read_some: a stream's events are handed on as they arrive, not when
+      // the chunk buffer is full.
+      auto [read_ec, read_bytes] = co_await http::async_read_some(stream, connection.buffer, parser,
+                                                                  as_tuple(use_awaitable));
       (void)read_bytes;
       if (read_ec == http::error::need_buffer) read_ec = {};
       const std::size_t got = chunk.size() - response.body().size;

@@ -91,14 +91,18 @@ test('lists and calls the tools of a remote over https', async (t) => {
   const client = await connect(t, gateway, 'remote');
   assert.equal(client.getServerVersion()?.name, 'mcpgate-remote-test');
   const {tools} = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['aws_key', 'big', 'echo', 'progress']);
+  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['announce', 'aws_key', 'big', 'echo', 'progress']);
   const result = await client.callTool({name: 'echo', arguments: {text: 'through the gateway'}});
   assert.equal(textOf(result), 'through the gateway');
   const progress = [];
-  const done = await client.callTool({name: 'progress', arguments: {steps: 3}}, undefined,
-      {onprogress: (p) => progress.push(p.progress)});
-  assert.equal(textOf(done), 'done 3 steps');
+  const done = await client.callTool({name: 'progress', arguments: {steps: 4}}, undefined,
+      {onprogress: (p) => progress.push({progress: p.progress, at: Date.now()})});
+  assert.equal(textOf(done), 'done 4 steps');
   assert.ok(progress.length >= 2, `progress: ${JSON.stringify(progress)}`);
+  // The remote sends them 50 ms apart: the client sees them as they come,
+  // not in one burst with the answer.
+  const spread = progress.at(-1).at - progress[0].at;
+  assert.ok(spread >= 25 * (progress.length - 1), `progress came in a burst: ${JSON.stringify(progress)}`);
   assert.match(received(), /through the gateway/);
 });
 

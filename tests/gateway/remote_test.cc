@@ -146,7 +146,8 @@ TEST_F(RemoteTest, PlainLoopbackHttpListsAndCallsToolsWithTheConfiguredHeaders) 
   std::vector<std::string> names;
   const json listed = list.json_body();
   for (const json& tool : listed["result"]["tools"]) names.push_back(tool["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"echo", "aws_key", "big", "progress"})) << list.body;
+  EXPECT_EQ(names, (std::vector<std::string>{"echo", "aws_key", "big", "announce", "progress"}))
+      << list.body;
   EXPECT_EQ(text(gw.callTool("remote", sid, "echo", {{"text", "héllo remote"}})), "héllo remote");
 
   // Progress notifications stream through, then the answer.
@@ -164,6 +165,19 @@ TEST_F(RemoteTest, PlainLoopbackHttpListsAndCallsToolsWithTheConfiguredHeaders) 
   EXPECT_TRUE(waitUntil(
       [&] { return readFile(record_).find("\"method\":\"DELETE\"") != std::string::npos; }, 5s));
   EXPECT_EQ(gw.log().find("s3cret-value"), std::string::npos) << "header value in the log";
+}
+
+TEST_F(RemoteTest, MessagesOutsideRequestsComeThroughTheGetStream) {
+  RemoteServer remote({"--record", record_});
+  Gateway gw(config(remoteYaml("http://127.0.0.1:" + std::to_string(remote.port()) + "/mcp")));
+  const std::string sid = gw.initialize("remote");
+  // The gateway opened its own GET stream to the remote after initialized.
+  EXPECT_TRUE(waitUntil(
+      [&] { return readFile(record_).find("\"method\":\"GET\"") != std::string::npos; }, 5s));
+  StreamingRequest stream(gw.port(), "GET", "/mcp/remote",
+                          {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", sid}}, "");
+  EXPECT_EQ(text(gw.callTool("remote", sid, "announce", json::object())), "announcing");
+  EXPECT_TRUE(stream.readUntil("notifications/tools/list_changed", 5s)) << stream.raw();
 }
 
 TEST_F(RemoteTest, WrongHeaderIsAnHttpErrorForTheRequest) {

@@ -14,8 +14,9 @@
 // Prints {"port": N} on stdout once it listens.
 //
 // Tools: echo {text}, aws_key {} (returns a text holding a fake AWS key),
-// big {bytes} (a text of that many x), progress {steps} (one progress
-// notification per step, 50 ms apart).
+// big {bytes} (a text of that many x), announce {} (answers, then sends
+// notifications/tools/list_changed on the GET stream), progress {steps} (one
+// progress notification per step, 50 ms apart).
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -52,6 +53,12 @@ function newServer() {
       async () => ({content: [{type: 'text', text: `the key is ${FAKE_AWS_KEY} here`}]}));
   server.tool('big', 'Answers with a text of that many x characters', {bytes: z.number()},
       async ({bytes}) => ({content: [{type: 'text', text: 'x'.repeat(bytes)}]}));
+  server.tool('announce', 'Answers, then 200 ms later says its tool list changed (a message ' +
+      'outside any request: it goes on the GET stream)', {},
+      async () => {
+        setTimeout(() => server.sendToolListChanged(), 200);
+        return {content: [{type: 'text', text: 'announcing'}]};
+      });
   server.tool('progress', 'Sends one progress notification per step', {steps: z.number()},
       async ({steps}, extra) => {
         const token = extra._meta?.progressToken;
