@@ -266,6 +266,12 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     json data = {{"gateway", "mcpgate"}, {"reason", failure.reason}, {"server", options_.server}};
     if (failure.status != 0) data["status"] = failure.status;
     deliver(jsonrpc::errorResponse(outgoing.id, jsonrpc::kUpstreamError, failure.message, data));
+    if (outgoing.initialize && session_id_.empty()) {
+      // A session that never started holds a slot of limits.max_sessions
+      // for nothing: a client retrying against a remote that is down would
+      // fill the table. The client gets its error first.
+      terminate("could not be initialized: " + failure.message);
+    }
   }
 
   void deliver(std::string message) {

@@ -307,6 +307,17 @@ TEST_F(RemoteTest, RemoteDownIsACleanErrorAndTheGatewayKeepsServing) {
   EXPECT_EQ(error["message"], "cannot reach MCP server 'remote' at http://127.0.0.1:" +
                                   std::to_string(port) + ": Connection refused");
   EXPECT_EQ(error["data"]["reason"], "upstream_unreachable");
+  // The session that never started does not hold a slot.
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        return gw.log().find("was stopped: it could not be initialized: cannot reach") !=
+               std::string::npos;
+      },
+      5s))
+      << gw.log();
+  if (!r.header("mcp-session-id").empty()) {
+    EXPECT_EQ(gw.post("remote", toolCall(1, "echo"), r.header("mcp-session-id")).status, 404);
+  }
   // Other servers are unaffected.
   const std::string sid = gw.initialize("local");
   EXPECT_EQ(text(gw.callTool("local", sid, "echo", {{"text", "still serving"}})), "still serving");
