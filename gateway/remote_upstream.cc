@@ -220,24 +220,24 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     request.prepare_payload();
     bool answered = false;
     auto failure = co_await exchange(request, outgoing, answered);
-    if (outgoing.initialize) releaseHeld();
     if (terminating_ || reported_) co_return;
     if (failure) {
       fail(outgoing, *failure);
-    } else if (outgoing.request && !answered) {
+    } else if (outgoing.request && !answered && !stream_open_) {
       // A 202, or a stream that ended before the answer. The spec lets a
       // server answer on the GET stream after a 202; without one, say so now
       // rather than leave the client waiting for the request timeout.
-      if (!stream_open_) {
-        Failure missing{"MCP server '" + options_.server + "' ended its response without answering",
-                        "upstream_no_response"};
-        fail(outgoing, missing);
-      }
+      fail(outgoing,
+           Failure{"MCP server '" + options_.server + "' ended its response without answering",
+                   "upstream_no_response"});
     } else if (outgoing.initialized && !stream_started_) {
       stream_started_ = true;
       asio::co_spawn(
           executor_, [self = shared_from_this()] { return self->listen(); }, asio::detached);
     }
+    // What waited for initialize goes out now, with the session id and
+    // protocol version (or, if initialize failed, is dropped with the session).
+    if (outgoing.initialize) releaseHeld();
   }
 
   void releaseHeld() {
