@@ -15,7 +15,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
 
-import {SOURCE_DIR, freePort, startGateway, waitFor} from './lib.mjs';
+import {SAMPLED_TEXT, SOURCE_DIR, freePort, newSamplingClient, startGateway, waitFor} from './lib.mjs';
 
 const KEY = 'AKIA4YSNI2G3IITN5XVK';  // fake, in AWS's format
 const REMOTE_JS = path.join(SOURCE_DIR, 'tests/servers/remote_server.mjs');
@@ -91,7 +91,7 @@ test('lists and calls the tools of a remote over https', async (t) => {
   const client = await connect(t, gateway, 'remote');
   assert.equal(client.getServerVersion()?.name, 'mcpgate-remote-test');
   const {tools} = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['announce', 'aws_key', 'big', 'echo', 'progress']);
+  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['announce', 'aws_key', 'big', 'echo', 'progress', 'sample']);
   const result = await client.callTool({name: 'echo', arguments: {text: 'through the gateway'}});
   assert.equal(textOf(result), 'through the gateway');
   const progress = [];
@@ -104,6 +104,19 @@ test('lists and calls the tools of a remote over https', async (t) => {
   const spread = progress.at(-1).at - progress[0].at;
   assert.ok(spread >= 25 * (progress.length - 1), `progress came in a burst: ${JSON.stringify(progress)}`);
   assert.match(received(), /through the gateway/);
+});
+
+test('the remote asks the client for sampling during a call', async (t) => {
+  const gateway = await gatewayFor(remoteYaml);
+  const client = newSamplingClient();
+  t.after(() => client.close());
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url('remote'))));
+  const result = await client.callTool({name: 'sample', arguments: {text: 'write a haiku'}});
+  assert.equal(textOf(result), `sampled: ${SAMPLED_TEXT}`);
+  assert.equal(client.samplingRequests.length, 1);
+  assert.match(JSON.stringify(client.samplingRequests[0].messages), /write a haiku/);
+  // The client's answer went to the remote as a POST of its own.
+  assert.match(received(), /e2e-model/);
 });
 
 test('a key in the arguments is blocked and never reaches the remote', async (t) => {

@@ -146,7 +146,8 @@ TEST_F(RemoteTest, PlainLoopbackHttpListsAndCallsToolsWithTheConfiguredHeaders) 
   std::vector<std::string> names;
   const json listed = list.json_body();
   for (const json& tool : listed["result"]["tools"]) names.push_back(tool["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"echo", "aws_key", "big", "announce", "progress"}))
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"echo", "aws_key", "big", "announce", "sample", "progress"}))
       << list.body;
   EXPECT_EQ(text(gw.callTool("remote", sid, "echo", {{"text", "héllo remote"}})), "héllo remote");
 

@@ -15,8 +15,9 @@
 //
 // Tools: echo {text}, aws_key {} (returns a text holding a fake AWS key),
 // big {bytes} (a text of that many x), announce {} (answers, then sends
-// notifications/tools/list_changed on the GET stream), progress {steps} (one
-// progress notification per step, 50 ms apart).
+// notifications/tools/list_changed on the GET stream), sample {text} (asks
+// the client for sampling/createMessage), progress {steps} (one progress
+// notification per step, 50 ms apart).
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -58,6 +59,13 @@ function newServer() {
       async () => {
         setTimeout(() => server.sendToolListChanged(), 200);
         return {content: [{type: 'text', text: 'announcing'}]};
+      });
+  server.tool('sample', 'Asks the client for sampling/createMessage and returns its text',
+      {text: z.string()},
+      async ({text}) => {
+        const answer = await server.server.createMessage(
+            {messages: [{role: 'user', content: {type: 'text', text}}], maxTokens: 10});
+        return {content: [{type: 'text', text: `sampled: ${answer.content.text}`}]};
       });
   server.tool('progress', 'Sends one progress notification per step', {steps: z.number()},
       async ({steps}, extra) => {
