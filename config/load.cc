@@ -135,8 +135,8 @@ class Loader : private detail::Reader {
         done = loadDlpSection(e.key_node, e.value, file_, dir_, config.dlp);
       } else {
         done = unknownKey(e, "at top level",
-                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir",
-                           "servers", "mcpServers", "session", "limits", "sandbox", "dlp"});
+                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir", "servers",
+                           "mcpServers", "session", "limits", "sandbox", "dlp"});
       }
       if (!done) return done;
     }
