@@ -47,6 +47,8 @@ constexpr std::size_t kMaxErrorBodyBytes = 64 * 1024;
 // After a GET stream ends, how long before it is opened again.
 constexpr auto kStreamRetry = std::chrono::seconds(2);
 constexpr auto kMaxDeleteWait = std::chrono::seconds(5);
+// Messages a client may send before initialize is answered (see send()).
+constexpr std::size_t kMaxHeldMessages = 256;
 
 std::string describeDuration(std::chrono::milliseconds d) {
   const auto ms = d.count();
@@ -168,6 +170,16 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       // Until initialize is answered there is no session id or protocol
       // version to send; a client that does not wait (a stdio client piping
       // its first lines) would otherwise be refused.
+      if (held_.size() >= kMaxHeldMessages) {
+        // The remote is slow to answer initialize and the client does not
+        // wait: refuse rather than buffer without end.
+        Outgoing refused = describe(message);
+        refused.initialize = false;  // refusing this one must not end the session
+        fail(refused, Failure{"too many messages sent before MCP server '" + options_.server +
+                                  "' answered initialize",
+                              "upstream_not_initialized"});
+        return;
+      }
       held_.push_back(std::move(message));
       return;
     }
