@@ -171,6 +171,10 @@ asio::awaitable<void> ChildUpstream::readStderr() {
     if (line.size() > kStderrLineCap) line.resize(kStderrLineCap);
     log::info("server stderr", {{"server", options_.server}, {"pid", pid_}, {"line", line}});
   }
+  // The sandbox's refusal line may still be in the pipe when the exit is
+  // seen: the exit is reported only after stderr is read to its end.
+  stderr_done_ = true;
+  maybeReportExit();
 }
 
 // The sandbox supervisor writes its layer report, and why it refused a spawn,
@@ -204,22 +208,23 @@ asio::awaitable<void> ChildUpstream::watchExit() {
   exit_status_ = status.value_or(0);
   kill_timer_.cancel();
   pidfd_.close();
-  if (!stdout_done_) {
-    // Give the pipe a moment to deliver what the server wrote before it went;
-    // a grandchild holding the pipe open must not keep the session alive.
+  if (!stdout_done_ || !stderr_done_) {
+    // Give the pipes a moment to deliver what the server wrote before it went;
+    // a grandchild holding a pipe open must not keep the session alive.
     drain_timer_.expires_after(kDrainAfterExit);
     co_await drain_timer_.async_wait(as_tuple(use_awaitable));
+    boost::system::error_code ignored;
     if (!stdout_done_) {
-      boost::system::error_code ignored;
       stdout_.close(ignored);
       stdout_done_ = true;
     }
+    if (!stderr_done_) stderr_.close(ignored);  // readStderr ends, then reports
   }
   maybeReportExit();
 }
 
 void ChildUpstream::maybeReportExit() {
-  if (reported_ || !exit_status_ || !stdout_done_) return;
+  if (reported_ || !exit_status_ || !stdout_done_ || !stderr_done_) return;
   reported_ = true;
   boost::system::error_code ignored;
   stdin_.close(ignored);

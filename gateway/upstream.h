@@ -85,6 +85,7 @@ class ChildUpstream final : public Upstream, public std::enable_shared_from_this
   bool writing_ = false;
   bool terminating_ = false;
   bool stdout_done_ = false;
+  bool stderr_done_ = false;
   bool reported_ = false;
   bool sandbox_refused_ = false;
   std::optional<int> exit_status_;
