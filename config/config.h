@@ -33,8 +33,29 @@ struct Error {
 // /var/lib/mcpgate for root, else $XDG_STATE_HOME/mcpgate or ~/.local/state/mcpgate.
 [[nodiscard]] std::string defaultStateDir();
 
+// A server reached over Streamable HTTP (`url:`) instead of started from a
+// command. Filled by config/remote_section.cc.
+struct RemoteConfig {
+  std::string url;  // as written
+  bool tls = false;  // https
+  std::string host;  // host name or IP address (IPv6 without brackets)
+  std::uint16_t port = 0;
+  std::string target;  // path and query; at least "/"
+  // Sent with every request, in file order, ${VAR} already expanded. Often
+  // credentials: never logged, shown as "<set>".
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string ca_file;    // PEM CA bundle to verify the server; empty: the system's
+  std::string cert_file;  // client certificate chain (PEM), set together with key_file
+  std::string key_file;
+  std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+  // Plain http is refused to any host but a loopback one unless this is set.
+  bool allow_insecure_http = false;
+};
+
 struct ServerConfig {
   std::string name;  // key under `servers:`; served at /mcp/<name>
+  // Set for a remote server; command, args, env, cwd and sandbox then do not apply.
+  std::optional<RemoteConfig> remote;
   std::string command;
   std::vector<std::string> args;
   // In file order, ${VAR} already expanded from the gateway's environment.

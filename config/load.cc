@@ -29,6 +29,7 @@
 #include "config/dlp_section.h"
 #include "config/origin.h"
 #include "config/policy_section.h"
+#include "config/remote_section.h"
 #include "config/sandbox_section.h"
 #include "config/units.h"
 #include "config/yaml_support.h"
@@ -55,9 +56,6 @@ constexpr std::uint32_t kMaxSessions = 1000000;
 // are errors, so nobody believes a restriction is enforced when it is not.
 constexpr std::array<std::string_view, 4> kIgnoredClientKeys = {"autoApprove", "alwaysAllow",
                                                                 "timeout", "description"};
-
-constexpr std::string_view kRemoteUnsupported =
-    "remote servers are not supported yet (only stdio servers started with 'command')";
 
 class FileDescriptor {
  public:
@@ -406,6 +404,8 @@ class Loader : private detail::Reader {
     server.name = e.key;
     server.cwd = dir_.string();
     bool has_command = false;
+    RemoteDraft remote;
+    std::vector<std::pair<std::string, int>> command_keys;  // keys a url server cannot have
     for (const Entry& item : *items) {
       const std::string item_path = path + "." + item.key;
       std::expected<void, Error> done;
@@ -413,6 +413,8 @@ class Loader : private detail::Reader {
         done = loadCommand(item, item_path, server);
         has_command = true;
         extra.command_line = item.line();
+      } else if (isRemoteKey(item.key, client_format)) {
+        done = loadRemoteKey(*this, item, path, remote);
       } else if (item.key == "args") {
         done = loadArgs(item, item_path, server);
       } else if (item.key == "env") {
@@ -426,15 +428,6 @@ class Loader : private detail::Reader {
         } else {
           done = std::unexpected(settings.error());
         }
-      } else if (client_format && (item.key == "type" || item.key == "transportType")) {
-        auto type = scalar(item, item_path, "a string");
-        if (!type) return std::unexpected(type.error());
-        if (*type != "stdio") {
-          return fail(item.line(),
-                      item_path + " '" + *type + "': " + std::string(kRemoteUnsupported));
-        }
-      } else if (client_format && (item.key == "url" || item.key == "serverUrl")) {
-        return fail(lineOf(item.key_node), item_path + ": " + std::string(kRemoteUnsupported));
       } else if (client_format && item.key == "envFile") {
         return fail(lineOf(item.key_node),
                     item_path + " is not supported yet (list the variables under 'env')");
@@ -443,16 +436,36 @@ class Loader : private detail::Reader {
                                              item.key) != kIgnoredClientKeys.end())) {
         continue;
       } else if (client_format) {
-        done = unknownKey(item, "in " + path,
-                          {"command", "args", "env", "cwd", "sandbox", "type", "disabled",
-                           "autoApprove", "alwaysAllow", "timeout", "description"});
+        done =
+            unknownKey(item, "in " + path,
+                       {"command", "args", "env", "cwd", "sandbox", "type", "disabled",
+                        "autoApprove", "alwaysAllow", "timeout", "description", "url", "headers"});
       } else {
-        done = unknownKey(item, "in " + path, {"command", "args", "env", "cwd", "sandbox"});
+        done = unknownKey(item, "in " + path,
+                          {"command", "args", "env", "cwd", "sandbox", "url", "headers", "tls",
+                           "connect_timeout", "allow_insecure_http"});
       }
       if (!done) return std::unexpected(done.error());
+      if (item.key == "args" || item.key == "env" || item.key == "cwd" || item.key == "sandbox") {
+        command_keys.emplace_back(item.key, lineOf(item.key_node));
+      }
+    }
+    if (auto finished = finishRemote(*this, path, has_command, extra.command_line, remote, server);
+        !finished) {
+      return std::unexpected(finished.error());
+    }
+    if (server.remote) {
+      if (!command_keys.empty()) {
+        return fail(command_keys.front().second,
+                    path + "." + command_keys.front().first +
+                        " applies only to a server the gateway starts with 'command', not to a "
+                        "remote 'url' server");
+      }
+      return server;
     }
     if (!has_command) {
-      return fail(lineOf(e.key_node), path + ": missing required key 'command'");
+      return fail(lineOf(e.key_node),
+                  path + ": missing required key 'command' (or 'url' for a remote server)");
     }
     return server;
   }
@@ -545,6 +558,11 @@ std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path
 // description of an older config loads the same way (no allowlist check).
 void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig& server) {
   out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+  if (server.remote) {
+    emitRemoteServer(out, *server.remote);
+    out << YAML::EndMap;
+    return;
+  }
   out << YAML::Key << "command" << YAML::Value << server.command;
   out << YAML::Key << "args" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (const std::string& arg : server.args) out << arg;

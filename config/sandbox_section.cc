@@ -366,6 +366,7 @@ std::expected<void, Error> resolveSandboxes(const detail::Reader& reader,
     const ServerExtra& extra = extras.at(name);
     server.sandbox = config.sandbox;
     if (extra.sandbox) applySettings(*extra.sandbox, server.sandbox);
+    if (server.remote) continue;  // nothing to start, nothing to sandbox
     if (auto runnable = checkRunnable(server); !runnable) {
       return reader.fail(extra.command_line, extra.path + ".command: " + runnable.error());
     }

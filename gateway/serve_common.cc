@@ -58,6 +58,9 @@ bool isLoopbackHost(const std::string& host) {
 
 std::expected<sandbox::SpawnSpec, std::string> spawnSpecFor(const config::Config& config,
                                                             const config::ServerConfig& server) {
+  if (server.remote) {
+    return std::unexpected("it is a remote server (url:), not a command the gateway starts");
+  }
   std::string cwd;
   for (const sandbox::Bind& bind : server.sandbox.binds) {
     if (server.cwd == bind.dst || server.cwd.starts_with(bind.dst + "/")) cwd = server.cwd;

@@ -6,6 +6,7 @@
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
 #include "gateway/metrics.h"
+#include "gateway/remote_upstream.h"
 #include "gateway/serve_common.h"
 #include "gateway/upstream.h"
 
@@ -54,8 +55,6 @@ Session::Session(std::string id, std::string client, asio::any_io_executor stran
       last_keepalive_(Clock::now()) {}
 
 std::expected<void, std::string> Session::start() {
-  const auto spec = spawnSpecFor(*config_, server_);
-  if (!spec) return std::unexpected(spec.error());
   std::weak_ptr<Session> weak = weak_from_this();
   Upstream::Callbacks callbacks{
       [weak](std::string line) {
@@ -68,7 +67,15 @@ std::expected<void, std::string> Session::start() {
   // What the server has not read yet may be many requests' worth, not one.
   Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace,
                             std::max<std::uint64_t>(16 * config_->limits.max_body_bytes, 1 << 20)};
-  auto upstream = Upstream::start(strand_, *spec, options, std::move(callbacks));
+  auto upstream = [&]() -> std::expected<std::shared_ptr<Upstream>, std::string> {
+    if (server_.remote) {
+      return startRemoteUpstream(strand_, *server_.remote, config_->session.request_timeout,
+                                 options, std::move(callbacks));
+    }
+    const auto spec = spawnSpecFor(*config_, server_);
+    if (!spec) return std::unexpected(spec.error());
+    return ChildUpstream::start(strand_, *spec, options, std::move(callbacks));
+  }();
   if (!upstream) return std::unexpected(upstream.error());
   upstream_ = std::move(*upstream);
   scheduleTick();

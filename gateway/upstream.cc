@@ -33,13 +33,13 @@ constexpr auto kDrainAfterExit = std::chrono::milliseconds(500);
 
 }  // namespace
 
-std::expected<std::shared_ptr<Upstream>, std::string> Upstream::start(
+std::expected<std::shared_ptr<Upstream>, std::string> ChildUpstream::start(
     asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,
     Callbacks callbacks) {
   auto child = sandbox::spawn(spec);
   if (!child) return std::unexpected(child.error().message);
-  auto upstream = std::make_shared<Upstream>(executor, std::move(*child), std::move(options),
-                                             std::move(callbacks));
+  auto upstream = std::make_shared<ChildUpstream>(executor, std::move(*child), std::move(options),
+                                                  std::move(callbacks));
   log::info("server started", {{"server", upstream->options_.server}, {"pid", upstream->pid_}});
   metrics::spawned(upstream->options_.server);
   auto self = upstream;
@@ -52,8 +52,8 @@ std::expected<std::shared_ptr<Upstream>, std::string> Upstream::start(
   return upstream;
 }
 
-Upstream::Upstream(asio::any_io_executor executor, sandbox::Child child, Options options,
-                   Callbacks callbacks)
+ChildUpstream::ChildUpstream(asio::any_io_executor executor, sandbox::Child child, Options options,
+                             Callbacks callbacks)
     : executor_(executor),
       child_(std::move(child)),
       pid_(child_.pid),
@@ -66,7 +66,7 @@ Upstream::Upstream(asio::any_io_executor executor, sandbox::Child child, Options
       kill_timer_(executor),
       drain_timer_(executor) {}
 
-void Upstream::send(std::string message) {
+void ChildUpstream::send(std::string message) {
   if (terminating_ || !stdin_.is_open()) return;
   message += '\n';
   outbox_bytes_ += message.size();
@@ -85,7 +85,7 @@ void Upstream::send(std::string message) {
   }
 }
 
-asio::awaitable<void> Upstream::writeQueued() {
+asio::awaitable<void> ChildUpstream::writeQueued() {
   while (!outbox_.empty() && stdin_.is_open()) {
     auto [ec, n] =
         co_await asio::async_write(stdin_, asio::buffer(outbox_.front()), as_tuple(use_awaitable));
@@ -104,7 +104,7 @@ asio::awaitable<void> Upstream::writeQueued() {
   writing_ = false;
 }
 
-asio::awaitable<void> Upstream::readMessages() {
+asio::awaitable<void> ChildUpstream::readMessages() {
   std::string buffer;
   for (;;) {
     auto [ec, n] = co_await asio::async_read_until(
@@ -134,7 +134,7 @@ asio::awaitable<void> Upstream::readMessages() {
   maybeReportExit();
 }
 
-asio::awaitable<void> Upstream::readStderr() {
+asio::awaitable<void> ChildUpstream::readStderr() {
   std::string buffer;
   auto window_start = std::chrono::steady_clock::now();
   int lines_in_window = 0;
@@ -173,11 +173,15 @@ asio::awaitable<void> Upstream::readStderr() {
     if (line.size() > kStderrLineCap) line.resize(kStderrLineCap);
     log::info("server stderr", {{"server", options_.server}, {"pid", pid_}, {"line", line}});
   }
+  // The sandbox's refusal line may still be in the pipe when the exit is
+  // seen: the exit is reported only after stderr is read to its end.
+  stderr_done_ = true;
+  maybeReportExit();
 }
 
 // The sandbox supervisor writes its layer report, and why it refused a spawn,
 // on the server's stderr before the server runs, each line prefixed.
-void Upstream::logSandboxLine(std::string_view text) {
+void ChildUpstream::logSandboxLine(std::string_view text) {
   auto report = json::parse(text, nullptr, false);
   if (!report.is_discarded() && report.is_object() && report.contains("sandbox")) {
     json fields = report["sandbox"];
@@ -193,7 +197,7 @@ void Upstream::logSandboxLine(std::string_view text) {
              {{"server", options_.server}, {"pid", pid_}, {"reason", text}});
 }
 
-asio::awaitable<void> Upstream::watchExit() {
+asio::awaitable<void> ChildUpstream::watchExit() {
   auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
                                          as_tuple(use_awaitable));
   (void)ec;
@@ -208,22 +212,23 @@ asio::awaitable<void> Upstream::watchExit() {
   if (status) metrics::reaped(options_.server);
   kill_timer_.cancel();
   pidfd_.close();
-  if (!stdout_done_) {
-    // Give the pipe a moment to deliver what the server wrote before it went;
-    // a grandchild holding the pipe open must not keep the session alive.
+  if (!stdout_done_ || !stderr_done_) {
+    // Give the pipes a moment to deliver what the server wrote before it went;
+    // a grandchild holding a pipe open must not keep the session alive.
     drain_timer_.expires_after(kDrainAfterExit);
     co_await drain_timer_.async_wait(as_tuple(use_awaitable));
+    boost::system::error_code ignored;
     if (!stdout_done_) {
-      boost::system::error_code ignored;
       stdout_.close(ignored);
       stdout_done_ = true;
     }
+    if (!stderr_done_) stderr_.close(ignored);  // readStderr ends, then reports
   }
   maybeReportExit();
 }
 
-void Upstream::maybeReportExit() {
-  if (reported_ || !exit_status_ || !stdout_done_) return;
+void ChildUpstream::maybeReportExit() {
+  if (reported_ || !exit_status_ || !stdout_done_ || !stderr_done_) return;
   reported_ = true;
   boost::system::error_code ignored;
   stdin_.close(ignored);
@@ -242,7 +247,7 @@ void Upstream::maybeReportExit() {
   if (callbacks_.on_exit) callbacks_.on_exit(why, terminate_reason_);
 }
 
-void Upstream::terminate(std::string why) {
+void ChildUpstream::terminate(std::string why) {
   if (terminating_ || exit_status_) return;
   terminating_ = true;
   terminate_reason_ = std::move(why);

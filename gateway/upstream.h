@@ -1,9 +1,9 @@
 #pragma once
 
-// One MCP server child process, seen as a stream of newline-delimited JSON-RPC
-// messages: started through sandbox::spawn, supervised through its pidfd,
-// stopped with stdin closed + SIGTERM, then SIGKILL after a grace period.
-// Every method and callback runs on the executor (a strand) it was started on.
+// An MCP server as the session sees it: a stream of JSON-RPC messages in each
+// direction. Either a child process (ChildUpstream, here) or a remote
+// Streamable HTTP server (gateway/remote_upstream.h). Every method and
+// callback runs on the executor (a strand) it was started on.
 
 #include <sys/types.h>
 
@@ -25,7 +25,7 @@
 
 namespace mcpgate::gateway {
 
-class Upstream : public std::enable_shared_from_this<Upstream> {
+class Upstream {
  public:
   struct Options {
     std::string server;  // name, for logs
@@ -40,18 +40,30 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
     std::function<void(std::string line)> on_message;
     // Called once, after the process is reaped and its stdout drained: how it
     // ended ("exited with status 3") and, if the gateway stopped it, why.
+    // A remote upstream calls it once it has stopped for good (terminated, or
+    // its remote session is gone), with stopped_because always set.
     std::function<void(const std::string& status, const std::string& stopped_because)> on_exit;
   };
 
+  virtual ~Upstream() = default;
+  virtual void send(std::string message) = 0;   // one message, without a newline
+  virtual void terminate(std::string why) = 0;  // idempotent
+};
+
+// One MCP server child process speaking newline-delimited JSON-RPC: started
+// through sandbox::spawn, supervised through its pidfd, stopped with stdin
+// closed + SIGTERM, then SIGKILL after a grace period.
+class ChildUpstream final : public Upstream, public std::enable_shared_from_this<ChildUpstream> {
+ public:
   [[nodiscard]] static std::expected<std::shared_ptr<Upstream>, std::string> start(
       boost::asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,
       Callbacks callbacks);
 
-  void send(std::string message);   // one message, without its newline
-  void terminate(std::string why);  // idempotent
+  void send(std::string message) override;
+  void terminate(std::string why) override;
 
-  Upstream(boost::asio::any_io_executor executor, sandbox::Child child, Options options,
-           Callbacks callbacks);
+  ChildUpstream(boost::asio::any_io_executor executor, sandbox::Child child, Options options,
+                Callbacks callbacks);
 
  private:
   boost::asio::awaitable<void> readMessages();
@@ -73,6 +85,7 @@ class Upstream : public std::enable_shared_from_this<Upstream> {
   bool writing_ = false;
   bool terminating_ = false;
   bool stdout_done_ = false;
+  bool stderr_done_ = false;
   bool reported_ = false;
   bool sandbox_refused_ = false;
   std::optional<int> exit_status_;

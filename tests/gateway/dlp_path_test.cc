@@ -18,8 +18,6 @@ namespace {
 // A synthetic key in AWS's format (an example the shipped rule must match).
 constexpr const char* kAwsKey = "AKIA4YSNI2G3IITN5XVK";
 
-std::string text(const json& response) { return response["result"]["content"][0]["text"]; }
-
 // The gateway log's `"msg":"dlp finding"` lines, parsed.
 std::vector<json> findings(const std::string& log) { return logEntries(log, "dlp finding"); }
 

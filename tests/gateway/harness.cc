@@ -399,13 +399,18 @@ std::string Gateway::initialize(const std::string& server, const std::string& pr
   return sid;
 }
 
+json toolCall(int id, const std::string& tool, const json& arguments) {
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "tools/call"},
+          {"params", {{"name", tool}, {"arguments", arguments}}}};
+}
+
+std::string text(const json& response) { return response["result"]["content"][0]["text"]; }
+
 json Gateway::callTool(const std::string& server, const std::string& session,
                        const std::string& tool, const json& arguments, int id) {
-  json call = {{"jsonrpc", "2.0"},
-               {"id", id},
-               {"method", "tools/call"},
-               {"params", {{"name", tool}, {"arguments", arguments}}}};
-  auto r = post(server, call, session, "application/json");
+  auto r = post(server, toolCall(id, tool, arguments), session, "application/json");
   if (r.status != 200)
     throw std::runtime_error("tools/call failed: " + std::to_string(r.status) + " " + r.body);
   return r.json_body();

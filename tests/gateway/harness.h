@@ -103,6 +103,10 @@ class StreamingRequest {
 
 HttpResponse parseResponse(const std::string& raw);
 
+// A tools/call request, and the text of the first content item of its result.
+json toolCall(int id, const std::string& tool, const json& arguments = json::object());
+std::string text(const json& response);
+
 class Gateway {
  public:
   // Writes `config_yaml` (which should say `listen: 127.0.0.1:0`) and starts

@@ -27,15 +27,6 @@ std::string config(
          "session: {" + session + "}\n" + extra;
 }
 
-json toolCall(int id, const std::string& tool, const json& arguments = json::object()) {
-  return {{"jsonrpc", "2.0"},
-          {"id", id},
-          {"method", "tools/call"},
-          {"params", {{"name", tool}, {"arguments", arguments}}}};
-}
-
-std::string text(const json& result) { return result["result"]["content"][0]["text"]; }
-
 struct Started {
   std::string sid;
   std::set<pid_t> processes;  // host pids: sandbox supervisor, its init, the server
