@@ -114,6 +114,10 @@ ClientSession::StreamResult AggregateSession::openStream(const std::shared_ptr<M
 
 void AggregateSession::close(const std::string& reason) {
   if (closed_.exchange(true)) return;
+  {
+    std::lock_guard lock(stream_mu_);
+    close_reason_ = reason;
+  }
   log::info("session closed", {{"session", id_}, {"endpoint", "/mcp"}, {"reason", reason}});
   if (hooks_.on_closed) hooks_.on_closed(id_);
   asio::post(strand_, [self = shared_from_this(), reason] {
@@ -126,6 +130,11 @@ void AggregateSession::close(const std::string& reason) {
     if (self->stream_) self->stream_->finish();
     self->stream_.reset();
   });
+}
+
+std::string AggregateSession::closeReason() const {
+  std::lock_guard lock(stream_mu_);
+  return close_reason_;
 }
 
 awaitable<void> AggregateSession::handle(json message, std::shared_ptr<Mailbox> out) {

@@ -57,6 +57,7 @@ class AggregateSession final : public ClientSession,
                       const std::shared_ptr<Mailbox>& mailbox) override;
   StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) override;
   void close(const std::string& reason) override;
+  [[nodiscard]] std::string closeReason() const override;
 
  private:
   static const std::string kNoServer;
@@ -109,7 +110,8 @@ class AggregateSession final : public ClientSession,
   std::map<std::string, Target> names_;           // prefixed tool or prompt name -> target
   std::map<std::string, std::string> resources_;  // resource URI -> server
   std::map<std::string, std::string> in_flight_;  // client request id key -> server
-  std::mutex stream_mu_;                          // openStream() comes from the client's connection
+  mutable std::mutex stream_mu_;                  // openStream() comes from the client's connection
+  std::string close_reason_;                      // under stream_mu_
   std::shared_ptr<Mailbox> stream_;               // the client's GET stream
   std::deque<std::string> backlog_;               // for it, while none is open
   std::uint64_t next_id_ = 1;

@@ -35,6 +35,9 @@ class ClientSession {
   virtual StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) = 0;
 
   virtual void close(const std::string& reason) = 0;  // DELETE, idle, shutdown; idempotent
+  // Why it closed ("" while open): the answer to an initialize whose session
+  // ended before the message reached it (a server that died at once).
+  [[nodiscard]] virtual std::string closeReason() const = 0;
 };
 
 }  // namespace mcpgate::gateway

@@ -518,8 +518,21 @@ class Connection {
       mailbox =
           std::make_shared<Mailbox>(co_await asio::this_coro::executor, accepts_sse, requests);
     }
+    const json initialize_id = initialize ? messages[0]["id"] : json(nullptr);
     if (session->fromClient(std::move(messages), std::move(req.body()), mailbox) ==
         Session::Accepted::kClosed) {
+      if (initialize) {
+        // Its server died before the initialize reached it: say why, as the
+        // answer to that initialize, rather than "not found" for a session
+        // the client never had.
+        json data = {{"gateway", "mcpgate"}, {"reason", "session_closed"}};
+        if (server != nullptr) data["server"] = server->name;
+        Reply reply_out = {http::status::ok,
+                           jsonrpc::errorResponse(initialize_id, jsonrpc::kUpstreamError,
+                                                  session->closeReason(), data),
+                           ""};
+        co_return co_await write(version, reply_out, keep_alive);
+      }
       {
         Reply reply_out =
             refuse(http::status::not_found, jsonrpc::kInvalidRequest,

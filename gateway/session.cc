@@ -359,6 +359,7 @@ void Session::close(const std::string& reason) {
     std::lock_guard lock(mu_);
     if (closed_) return;
     closed_ = true;
+    close_reason_ = reason;
     failAllLocked(reason);
   }
   log::info("session closed", {{"server", server_.name}, {"session", id_}, {"reason", reason}});
@@ -367,6 +368,11 @@ void Session::close(const std::string& reason) {
     self->timer_.cancel();
     if (self->upstream_) self->upstream_->terminate(reason);
   });
+}
+
+std::string Session::closeReason() const {
+  std::lock_guard lock(mu_);
+  return close_reason_;
 }
 
 void Session::upstreamExited(const std::string& status, const std::string& stopped_because) {

@@ -60,6 +60,7 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
                       const std::shared_ptr<Mailbox>& mailbox) override;
   StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) override;
   void close(const std::string& reason) override;
+  [[nodiscard]] std::string closeReason() const override;
 
  private:
   struct Pending {
@@ -78,7 +79,7 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
 
   void fromServer(std::string line);  // on the strand
   void upstreamExited(const std::string& status, const std::string& stopped_because);
-  void routeUnsolicited(std::string message);                         // mu_ held
+  void routeUnsolicited(std::string message);  // mu_ held
   // Answers a pending request; `outcome` is how it ended, for /metrics.
   void completeLocked(const std::string& key, std::string response,
                       std::string_view outcome);  // mu_ held
@@ -98,8 +99,9 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   boost::asio::steady_timer timer_;
   std::atomic<bool> batches_allowed_{true};
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   bool closed_ = false;
+  std::string close_reason_;
   std::unordered_map<std::string, Pending> pending_;       // id key -> waiting request
   std::unordered_map<std::string, std::string> progress_;  // progress token key -> id key
   std::shared_ptr<Mailbox> stream_;                        // the GET stream, if open
