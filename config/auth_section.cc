@@ -118,19 +118,6 @@ class AuthLoader : private detail::Reader {
   }
 
  private:
-  [[nodiscard]] std::expected<std::string, Error> readableFile(const Entry& e,
-                                                               const std::string& path) const {
-    auto text = scalar(e, path, "a file path");
-    if (!text) return std::unexpected(text.error());
-    if (text->empty()) return fail(e.line(), path + " must not be empty");
-    const fs::path written(*text);
-    const std::string resolved =
-        (written.is_absolute() ? written : dir_ / written).lexically_normal().string();
-    std::ifstream in(resolved);
-    if (!in) return fail(e.line(), path + " '" + resolved + "' cannot be read");
-    return resolved;
-  }
-
   [[nodiscard]] std::expected<void, Error> loadTokens(const Entry& e, AuthConfig& auth) const {
     constexpr std::string_view kKind =
         "a list of {client: NAME, sha256: HEX} (see `mcpgate token new`)";

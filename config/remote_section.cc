@@ -283,30 +283,6 @@ class RemoteLoader : private detail::Reader {
     }
     return {};
   }
-
-  // Relative to the config file; must be a readable regular file now, so a
-  // typo shows at load rather than at the first connection.
-  [[nodiscard]] std::expected<std::string, Error> readableFile(const Entry& e,
-                                                               const std::string& path) const {
-    auto text = scalar(e, path, "a file path");
-    if (!text) return std::unexpected(text.error());
-    if (text->empty()) return fail(e.line(), path + " must not be empty");
-    const fs::path written(*text);
-    const std::string resolved =
-        (written.is_absolute() ? written : dir_ / written).lexically_normal();
-    std::string shown = "'" + *text + "'";
-    if (resolved != *text) shown += " (" + resolved + ")";
-    std::error_code ec;
-    if (!fs::is_regular_file(resolved, ec)) {
-      return fail(e.line(), path + " " + shown +
-                                (fs::exists(resolved, ec) ? " is not a file" : " does not exist"));
-    }
-    if (::access(resolved.c_str(), R_OK) != 0) {
-      return fail(e.line(), path + " " + shown +
-                                " cannot be read: " + std::generic_category().message(errno));
-    }
-    return resolved;
-  }
 };
 
 }  // namespace

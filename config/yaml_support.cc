@@ -1,7 +1,12 @@
 #include "config/yaml_support.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <filesystem>
 #include <map>
+#include <system_error>
 
 #include "config/expand.h"
 
@@ -97,6 +102,29 @@ std::expected<std::string, Error> Reader::scalar(const YAML::Node& node, int lin
 std::expected<std::string, Error> Reader::scalar(const Entry& e, const std::string& path,
                                                  std::string_view kind) const {
   return scalar(e.value, e.line(), path, kind);
+}
+
+std::expected<std::string, Error> Reader::readableFile(const Entry& e,
+                                                       const std::string& path) const {
+  namespace fs = std::filesystem;
+  auto text = scalar(e, path, "a file path");
+  if (!text) return std::unexpected(text.error());
+  if (text->empty()) return fail(e.line(), path + " must not be empty");
+  const fs::path written(*text);
+  const std::string resolved =
+      (written.is_absolute() ? written : dir_ / written).lexically_normal();
+  std::string shown = "'" + *text + "'";
+  if (resolved != *text) shown += " (" + resolved + ")";
+  std::error_code ec;
+  if (!fs::is_regular_file(resolved, ec)) {
+    return fail(e.line(), path + " " + shown +
+                              (fs::exists(resolved, ec) ? " is not a file" : " does not exist"));
+  }
+  if (::access(resolved.c_str(), R_OK) != 0) {
+    return fail(e.line(),
+                path + " " + shown + " cannot be read: " + std::generic_category().message(errno));
+  }
+  return resolved;
 }
 
 std::expected<std::uint64_t, Error> Reader::integerInRange(const Entry& e, const std::string& path,

@@ -64,6 +64,12 @@ class Reader {
   [[nodiscard]] std::expected<std::string, Error> scalar(const Entry& e, const std::string& path,
                                                          std::string_view kind) const;
 
+  // A file path relative to the config file's directory, which must be a
+  // readable regular file now, so a typo shows at load rather than at first
+  // use. Returns the absolute path.
+  [[nodiscard]] std::expected<std::string, Error> readableFile(const Entry& e,
+                                                               const std::string& path) const;
+
   // A decimal integer in [min, max]; `range` says so in the error.
   [[nodiscard]] std::expected<std::uint64_t, Error> integerInRange(const Entry& e,
                                                                    const std::string& path,

@@ -136,7 +136,7 @@ TEST_F(AuthSectionTest, Errors) {
   EXPECT_EQ(errorOf(s + "tls: {cert_file: cert.pem}\n"),
             at(6, "tls needs both cert_file and key_file"));
   EXPECT_EQ(errorOf(s + "tls: {cert_file: nope.pem, key_file: key.pem}\n"),
-            at(6, "tls.cert_file '" + dir_ + "/nope.pem' cannot be read"));
+            at(6, "tls.cert_file 'nope.pem' (" + dir_ + "/nope.pem) does not exist"));
   EXPECT_EQ(errorOf(s + "auth:\n" + token + clients + "  public_url: https://gw/mcp\n"),
             at(9,
                "auth.public_url 'https://gw/mcp' must be SCHEME://HOST[:PORT] (http or "

@@ -25,16 +25,6 @@ const std::string kAliceToken = "mcpg_alice-test-token-0123456789";
 const std::string kBobToken = "mcpg_bob-test-token-0123456789";
 constexpr const char* kIssuer = "https://idp.test";
 
-json initializeMessage() {
-  return {{"jsonrpc", "2.0"},
-          {"id", 0},
-          {"method", "initialize"},
-          {"params",
-           {{"protocolVersion", "2025-06-18"},
-            {"capabilities", json::object()},
-            {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}}}};
-}
-
 json echoCall(int id, const std::string& text) {
   return {{"jsonrpc", "2.0"},
           {"id", id},
@@ -95,7 +85,7 @@ std::string authConfig(const Idp& idp, const std::string& alice_extra = "",
 
 // initialize + notifications/initialized as `token`; the session id.
 std::string initializeAs(Gateway& gw, const std::string& server, const std::string& token) {
-  auto r = gw.post(server, initializeMessage(), "", "application/json, text/event-stream",
+  auto r = gw.post(server, initializeRequest(), "", "application/json, text/event-stream",
                    bearer(token));
   if (r.status != 200) throw std::runtime_error("initialize: " + std::to_string(r.status) + r.body);
   std::string sid = r.header("mcp-session-id");
@@ -122,7 +112,7 @@ Idp* AuthGateway::idp_ = nullptr;
 Gateway* AuthGateway::gw_ = nullptr;
 
 TEST_F(AuthGateway, NoTokenGets401WithTheMetadataChallenge) {
-  auto r = gw_->post("test", initializeMessage(), "");
+  auto r = gw_->post("test", initializeRequest(), "");
   EXPECT_EQ(r.status, 401);
   EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "unauthorized");
   // The URL is built from the Host header; the harness sends "Host: 127.0.0.1".
@@ -130,7 +120,7 @@ TEST_F(AuthGateway, NoTokenGets401WithTheMetadataChallenge) {
   EXPECT_EQ(r.header("www-authenticate"), "Bearer resource_metadata=\"" + base +
                                               "/.well-known/oauth-protected-resource/mcp/test\"");
   // Not even whether a server exists is told without a token.
-  auto unknown = gw_->post("nope", initializeMessage(), "");
+  auto unknown = gw_->post("nope", initializeRequest(), "");
   EXPECT_EQ(unknown.status, 401);
   EXPECT_EQ(unknown.header("www-authenticate"),
             "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\"");
@@ -140,7 +130,7 @@ TEST_F(AuthGateway, WrongTokenGets401InvalidToken) {
   for (const std::string& header :
        {std::string("Bearer mcpg_not-a-real-token"), std::string("Basic YWxpY2U6cHc="),
         "Bearer " + kAliceToken + "x"}) {
-    auto r = gw_->post("test", initializeMessage(), "", "application/json, text/event-stream",
+    auto r = gw_->post("test", initializeRequest(), "", "application/json, text/event-stream",
                        {{"Authorization", header}});
     EXPECT_EQ(r.status, 401) << header;
     EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "invalid_token");
@@ -153,7 +143,7 @@ TEST_F(AuthGateway, TokenTextCannotAddResponseHeaders) {
   // {"alg":"x\r\nX-Injected: yes"} as a JWT header.
   const std::string header = "eyJhbGciOiJ4XHJcblgtSW5qZWN0ZWQ6IHllcyJ9";
   auto r =
-      gw_->post("test", initializeMessage(), "", "application/json", bearer(header + ".e30.c2ln"));
+      gw_->post("test", initializeRequest(), "", "application/json", bearer(header + ".e30.c2ln"));
   EXPECT_EQ(r.status, 401);
   EXPECT_EQ(r.header("x-injected"), "");
   EXPECT_EQ(r.header("www-authenticate").find('\r'), std::string::npos);
@@ -190,7 +180,7 @@ TEST_F(AuthGateway, TokenClientUsesItsServers) {
 }
 
 TEST_F(AuthGateway, ServerTheClientMayNotUseGets403) {
-  auto r = gw_->post("other", initializeMessage(), "", "application/json, text/event-stream",
+  auto r = gw_->post("other", initializeRequest(), "", "application/json, text/event-stream",
                      bearer(kBobToken));
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "server_not_allowed");
@@ -235,7 +225,7 @@ TEST_F(AuthGateway, JwtRs256AndEs256) {
 TEST_F(AuthGateway, ExpiredJwtGets401) {
   // Expired ten minutes ago: beyond the default leeway of 60 s.
   std::string token = idp_->token("jwt-user", -600);
-  auto r = gw_->post("test", initializeMessage(), "", "application/json, text/event-stream",
+  auto r = gw_->post("test", initializeRequest(), "", "application/json, text/event-stream",
                      bearer(token));
   EXPECT_EQ(r.status, 401);
   EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "token_expired");
@@ -247,7 +237,7 @@ TEST_F(AuthGateway, ExpiredJwtGets401) {
 
 TEST_F(AuthGateway, JwtClientNotListedMayUseNothing) {
   std::string token = idp_->token("stranger", 300);
-  auto r = gw_->post("test", initializeMessage(), "", "application/json, text/event-stream",
+  auto r = gw_->post("test", initializeRequest(), "", "application/json, text/event-stream",
                      bearer(token));
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "server_not_allowed");
@@ -256,7 +246,7 @@ TEST_F(AuthGateway, JwtClientNotListedMayUseNothing) {
 TEST_F(AuthGateway, PerClientSessionLimitIs429) {
   std::vector<std::string> sids;
   for (int i = 0; i < 3; ++i) sids.push_back(initializeAs(*gw_, "test", kAliceToken));
-  auto r = gw_->post("test", initializeMessage(), "", "application/json, text/event-stream",
+  auto r = gw_->post("test", initializeRequest(), "", "application/json, text/event-stream",
                      bearer(kAliceToken));
   EXPECT_EQ(r.status, 429);
   EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "client_max_sessions");
@@ -281,7 +271,7 @@ TEST_F(AuthGateway, ConcurrentInitializesDoNotPassTheClientLimit) {
   for (std::size_t i = 0; i < responses.size(); ++i) {
     threads.emplace_back([&, i] {
       responses[i] =
-          gw_->post("test", initializeMessage(), "", "application/json", bearer(kAliceToken));
+          gw_->post("test", initializeRequest(), "", "application/json", bearer(kAliceToken));
     });
   }
   for (auto& t : threads) t.join();
@@ -418,7 +408,7 @@ TEST(AuthTls, ServesHttpsTls12AndUpAndSurvivesBadHandshakes) {
   std::string init = curl("-i --cacert " + tls.cert +
                           " -H 'Content-Type: application/json' -H 'Accept: application/json' "
                           "-d '" +
-                          initializeMessage().dump() + "' " + url + "/mcp/test");
+                          initializeRequest().dump() + "' " + url + "/mcp/test");
   EXPECT_NE(init.find("\"protocolVersion\":\"2025-06-18\""), std::string::npos) << init;
   // SSE events over TLS: progress first, then the answer.
   const std::string headers = init.substr(0, init.find("\r\n\r\n"));
@@ -471,7 +461,7 @@ TEST(AuthCommands, TokenNewPrintsATokenThatGetsIn) {
   ASSERT_NE(made.output.find(line), std::string::npos) << made.output;
   Gateway gw("listen: 127.0.0.1:0\nservers:\n" + testServerYaml("test") + "auth:\n  tokens:\n    " +
              line + "\n  clients: {ci-bot: {servers: [test]}}\n");
-  auto r = gw.post("test", initializeMessage(), "", "application/json", bearer(token));
+  auto r = gw.post("test", initializeRequest(), "", "application/json", bearer(token));
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_NE(runCommand(mcpgateBinary() + " token new").output, made.output) << "not random";
 }

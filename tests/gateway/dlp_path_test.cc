@@ -60,7 +60,7 @@ TEST_F(DlpPath, BlockedKeyInToolArgumentsNeverReachesTheServer) {
   const std::string sid = gw.initialize("test");
 
   auto r =
-      gw.post("test", toolCallRequest(7, "echo", {{"text", std::string("deploy with ") + kAwsKey}}),
+      gw.post("test", toolCall(7, "echo", {{"text", std::string("deploy with ") + kAwsKey}}),
               sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
@@ -106,7 +106,7 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
   const std::string sid = gw.initialize("test");
 
   auto r =
-      gw.post("test", toolCallRequest(8, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+      gw.post("test", toolCall(8, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
   json body = json::parse(r.body);  // still valid JSON
@@ -127,7 +127,7 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
 TEST_F(DlpPath, ACardSentAsAJsonNumberIsRedactedBeforeTheServerSeesIt) {
   Gateway gw(config(""));  // the shipped card rule redacts, masking all but the last 4
   const std::string sid = gw.initialize("test");
-  json call = toolCallRequest(9, "echo", {{"text", "pay"}, {"card", 4111111111111111ULL}});
+  json call = toolCall(9, "echo", {{"text", "pay"}, {"card", 4111111111111111ULL}});
   auto r = gw.post("test", call, sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   const std::string seen = received();
@@ -215,7 +215,7 @@ TEST_F(DlpPath, AMatchInTheRequestIdIsBlockedNotRedacted) {
   EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "a MARK-1234 b"}})),
             "a [REDACTED:test-id-marker] b");
   // In the id, a redaction would leave the answer unmatched: a clean error instead.
-  json call = toolCallRequest(0, "echo", {{"text", "x"}});
+  json call = toolCall(0, "echo", {{"text", "x"}});
   call["id"] = "MARK-5678";
   auto r = gw.post("test", call, sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
@@ -244,7 +244,7 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
   // The server asks the client to sample a prompt holding the key; the
   // gateway answers the server itself, so its tool call ends with that error.
   StreamingRequest call = streamingPost(
-      gw, sid, toolCallRequest(11, "sample", {{"text", std::string("use ") + kAwsKey}}));
+      gw, sid, toolCall(11, "sample", {{"text", std::string("use ") + kAwsKey}}));
   HttpResponse done = call.finish(std::chrono::seconds(15));
   ASSERT_EQ(done.status, 200) << done.body;
   std::vector<json> messages = messagesOf(done);
@@ -271,7 +271,7 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
 TEST_F(DlpPath, ClientAnswerToASamplingRequestIsScannedToo) {
   Gateway gw(config("dlp: {default_action: {request: block}}\n"));
   const std::string sid = gw.initialize("test");
-  StreamingRequest call = streamingPost(gw, sid, toolCallRequest(12, "sample", json::object()));
+  StreamingRequest call = streamingPost(gw, sid, toolCall(12, "sample", json::object()));
   ASSERT_TRUE(call.readUntil("sampling/createMessage", std::chrono::seconds(5))) << call.raw();
   json request = parseResponse(call.raw()).events().at(0);
 
@@ -296,7 +296,7 @@ TEST_F(DlpPath, BlockedServerNotificationIsDropped) {
   Gateway gw(config("dlp: {default_action: {request: log, response: block}}\n"));
   const std::string sid = gw.initialize("test");
   StreamingRequest call =
-      streamingPost(gw, sid, toolCallRequest(13, "log", {{"text", std::string("key ") + kAwsKey}}));
+      streamingPost(gw, sid, toolCall(13, "log", {{"text", std::string("key ") + kAwsKey}}));
   HttpResponse done = call.finish(std::chrono::seconds(15));
   ASSERT_EQ(done.status, 200) << done.body;
   EXPECT_EQ(done.body.find(kAwsKey), std::string::npos) << done.body;
@@ -323,7 +323,7 @@ TEST_F(DlpPath, RuleCacheIsUsedOnlyWhenNobodyElseCanWriteIt) {
   EXPECT_NE(gw.log().find("cannot use the DLP rule cache"), std::string::npos) << gw.log();
   const std::string sid = gw.initialize("test");
   auto r =
-      gw.post("test", toolCallRequest(4, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+      gw.post("test", toolCall(4, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
   EXPECT_EQ(text(r.json_body()), "[REDACTED:aws-access-key-id]");  // DLP still on
 }
 

@@ -94,13 +94,6 @@ std::string recordingGatewayYaml(const std::string& record_dir, const std::strin
          "session: {idle_timeout: 60s, grace: 2s, request_timeout: 10s}\n";
 }
 
-json toolCallRequest(int id, const std::string& tool, const json& arguments) {
-  return {{"jsonrpc", "2.0"},
-          {"id", id},
-          {"method", "tools/call"},
-          {"params", {{"name", tool}, {"arguments", arguments}}}};
-}
-
 std::vector<json> logEntries(const std::string& log, const std::string& msg) {
   std::vector<json> out;
   std::istringstream in(log);
@@ -383,14 +376,18 @@ HttpResponse Gateway::post(const std::string& server, const json& message,
   return http(port_, "POST", server.empty() ? "/mcp" : "/mcp/" + server, headers, message.dump());
 }
 
+json initializeRequest(const std::string& protocol_version) {
+  return {{"jsonrpc", "2.0"},
+          {"id", 0},
+          {"method", "initialize"},
+          {"params",
+           {{"protocolVersion", protocol_version},
+            {"capabilities", json::object()},
+            {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}}}};
+}
+
 std::string Gateway::initialize(const std::string& server, const std::string& protocol_version) {
-  json init = {{"jsonrpc", "2.0"},
-               {"id", 0},
-               {"method", "initialize"},
-               {"params",
-                {{"protocolVersion", protocol_version},
-                 {"capabilities", json::object()},
-                 {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}}}};
+  const json init = initializeRequest(protocol_version);
   auto r = post(server, init, "");
   if (r.status != 200) throw std::runtime_error("initialize failed: " + r.body);
   std::string sid = r.header("mcp-session-id");

@@ -48,8 +48,6 @@ std::string markerRulesYaml();
 // must be writable by all), and short session timeouts. `env` adds
 // ", NAME: value" pairs to the server's environment.
 std::string recordingGatewayYaml(const std::string& record_dir, const std::string& env = "");
-// {"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":...}}
-json toolCallRequest(int id, const std::string& tool, const json& arguments);
 // The gateway log's lines whose "msg" is `msg`, parsed ("dlp finding", "policy decision").
 std::vector<json> logEntries(const std::string& log, const std::string& msg);
 // A whole file as text; empty if it cannot be read (not written yet).
@@ -104,7 +102,10 @@ class StreamingRequest {
 HttpResponse parseResponse(const std::string& raw);
 
 // A tools/call request, and the text of the first content item of its result.
+// {"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":...}}
 json toolCall(int id, const std::string& tool, const json& arguments = json::object());
+// An initialize request (id 0) from a client named "gtest".
+json initializeRequest(const std::string& protocol_version = "2025-06-18");
 std::string text(const json& response);
 
 class Gateway {

@@ -31,13 +31,6 @@ constexpr const char* kOtherAwsKey = "ASIASV3IBC7QBRELAFDR";
 
 std::string text(const json& response) { return response["result"]["content"][0]["text"]; }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<json> jsonLines(const std::string& content) {
   std::vector<json> out;
   std::istringstream in(content);

@@ -83,7 +83,7 @@ TEST_F(PolicyPath, DeniedToolIsHiddenAndRefusedWithoutReachingTheServer) {
   EXPECT_FALSE(has(names, "env"));
   EXPECT_TRUE(has(names, "echo"));
 
-  auto r = gw.post("test", toolCallRequest(7, "env", {{"name", "HOME"}}), sid, "application/json");
+  auto r = gw.post("test", toolCall(7, "env", {{"name", "HOME"}}), sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   json body = r.json_body();
   EXPECT_EQ(body["id"], 7);
@@ -93,7 +93,7 @@ TEST_F(PolicyPath, DeniedToolIsHiddenAndRefusedWithoutReachingTheServer) {
   EXPECT_EQ(body["error"]["data"]["tool"], "env");
 
   // Nor as a notification (no id), which a lax server might still run.
-  json sneaky = toolCallRequest(0, "env", {{"name", "SNEAKY"}});
+  json sneaky = toolCall(0, "env", {{"name", "SNEAKY"}});
   sneaky.erase("id");
   EXPECT_EQ(gw.post("test", sneaky, sid, "application/json").status, 202);
 

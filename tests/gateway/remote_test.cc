@@ -22,23 +22,6 @@ using namespace std::chrono_literals;
 
 constexpr const char* kKey = "AKIA4YSNI2G3IITN5XVK";  // fake, in AWS's format
 
-json initializeMessage() {
-  return {{"jsonrpc", "2.0"},
-          {"id", 0},
-          {"method", "initialize"},
-          {"params",
-           {{"protocolVersion", "2025-06-18"},
-            {"capabilities", json::object()},
-            {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}}}};
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
-
 // A CA, and certificates it signs, made with the openssl command.
 class Pki {
  public:
@@ -185,7 +168,7 @@ TEST_F(RemoteTest, WrongHeaderIsAnHttpErrorForTheRequest) {
   RemoteServer remote({"--require-header", "x-api-key=right"});
   Gateway gw(config(remoteYaml("http://127.0.0.1:" + std::to_string(remote.port()) + "/mcp",
                                "    headers: {X-Api-Key: wrong}\n")));
-  auto r = gw.post("remote", initializeMessage(), "", "application/json");
+  auto r = gw.post("remote", initializeRequest(), "", "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   json error = r.json_body()["error"];
   EXPECT_EQ(error["code"], -32000);
@@ -247,7 +230,7 @@ TEST_F(RemoteTlsTest, CertificateFromAnotherCaIsRefusedAndNothingIsSent) {
   RemoteServer remote(
       {"--cert", impostor + ".pem", "--key", impostor + ".key", "--record", record_});
   Gateway gw(config(httpsYaml(remote.port(), "{ca_file: " + pki_.ca() + "}")));
-  auto r = gw.post("remote", initializeMessage(), "", "application/json");
+  auto r = gw.post("remote", initializeRequest(), "", "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   json error = r.json_body()["error"];
   EXPECT_EQ(error["code"], -32000);
@@ -264,7 +247,7 @@ TEST_F(RemoteTlsTest, CertificateForAnotherHostIsRefused) {
   RemoteServer remote(
       {"--cert", elsewhere + ".pem", "--key", elsewhere + ".key", "--record", record_});
   Gateway gw(config(httpsYaml(remote.port(), "{ca_file: " + pki_.ca() + "}")));
-  auto r = gw.post("remote", initializeMessage(), "", "application/json");
+  auto r = gw.post("remote", initializeRequest(), "", "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_NE(r.json_body()["error"]["message"].get<std::string>().find(
                 "its TLS certificate was not accepted: hostname mismatch"),
@@ -280,7 +263,7 @@ TEST_F(RemoteTlsTest, ClientCertificateRequiredByTheRemote) {
                        clients.ca(), "--record", record_});
   {
     Gateway without(config(httpsYaml(remote.port(), "{ca_file: " + pki_.ca() + "}")));
-    auto r = without.post("remote", initializeMessage(), "", "application/json");
+    auto r = without.post("remote", initializeRequest(), "", "application/json");
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "upstream_tls_failed") << r.body;
   }
@@ -299,7 +282,7 @@ TEST_F(RemoteTest, RemoteDownIsACleanErrorAndTheGatewayKeepsServing) {
   Gateway gw(config(remoteYaml("http://127.0.0.1:" + std::to_string(port) + "/mcp") +
                     testServerYaml("local")));
   const auto start = std::chrono::steady_clock::now();
-  auto r = gw.post("remote", initializeMessage(), "", "application/json");
+  auto r = gw.post("remote", initializeRequest(), "", "application/json");
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   ASSERT_EQ(r.status, 200) << r.body;
   json error = r.json_body()["error"];
@@ -348,7 +331,7 @@ TEST_F(RemoteTest, StdioProxiesARemoteEvenWhenTheClientDoesNotWaitForInitialize)
   const std::string file = dir_.write(
       "gw.yaml", config(remoteYaml("http://127.0.0.1:" + std::to_string(remote.port()) + "/mcp")));
   const std::string lines =
-      initializeMessage().dump() + "\n" +
+      initializeRequest().dump() + "\n" +
       json({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).dump() + "\n" +
       toolCall(2, "echo", {{"text", "piped"}}).dump() + "\n";
   dir_.write("in.jsonl", lines);
