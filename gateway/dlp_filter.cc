@@ -84,6 +84,54 @@ std::optional<std::size_t> toolIndex(std::string_view pointer) {
   return index;
 }
 
+// The object keys that are findings themselves (in_key), unescaped.
+std::set<std::string> secretKeys(const dlp::Findings& findings) {
+  std::set<std::string> keys;
+  for (const dlp::Finding& finding : findings.items) {
+    if (!finding.in_key) continue;
+    try {
+      keys.insert(json::json_pointer(finding.pointer).back());
+    } catch (const json::exception&) {
+      // not a pointer with a last token: nothing to hide
+    }
+  }
+  return keys;
+}
+
+// A finding as the audit trail may hold it: its pointer names the keys on its
+// path, and a key that is itself a finding would put the secret in the log,
+// so such a key is shown masked.
+dlp::Finding auditable(const dlp::Finding& finding, const std::set<std::string>& secret_keys) {
+  dlp::Finding out = finding;
+  if (secret_keys.empty()) return out;
+  out.pointer.clear();
+  std::size_t at = 1;
+  while (at <= finding.pointer.size() && !finding.pointer.empty()) {
+    std::size_t next = finding.pointer.find('/', at);
+    if (next == std::string::npos) next = finding.pointer.size();
+    const std::string raw = finding.pointer.substr(at, next - at);
+    std::string token;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '~' && i + 1 < raw.size()) {
+        token += raw[i + 1] == '1' ? '/' : '~';
+        ++i;
+      } else {
+        token += raw[i];
+      }
+    }
+    out.pointer += '/';
+    if (secret_keys.contains(token)) {
+      for (char c : dlp::maskedPreview(token)) {
+        out.pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+      }
+    } else {
+      out.pointer += raw;
+    }
+    at = next + 1;
+  }
+  return out;
+}
+
 const dlp::Finding* inRoutingMember(const dlp::Findings& findings) {
   for (const dlp::Finding& finding : findings.items) {
     if (finding.action < dlp::Action::kRedact) continue;
@@ -155,9 +203,11 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
   std::string method(context.request_method);
   if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
   std::vector<std::string> blocking;
+  const std::set<std::string> secret_keys = secretKeys(findings);
   for (const dlp::Finding& finding : findings.items) {
     const std::string matched = matchedText(message, finding);
-    audit::finding(context, method, finding, dlp::maskedPreview(matched), matched);
+    audit::finding(context, method, auditable(finding, secret_keys), dlp::maskedPreview(matched),
+                   matched);
     if (finding.action == dlp::Action::kBlock &&
         std::ranges::find(blocking, finding.rule->id) == blocking.end()) {
       blocking.push_back(finding.rule->id);
@@ -211,6 +261,7 @@ void DlpFilter::dropTools(const MessageContext& context, json& message,
                           const dlp::Findings& findings, const std::set<std::size_t>& poisoned) {
   json& tools = message["result"]["tools"];
   std::map<std::size_t, std::vector<std::string>> rules;  // tool index -> blocking rule ids
+  const std::set<std::string> secret_keys = secretKeys(findings);
   for (const dlp::Finding& finding : findings.items) {
     auto index = toolIndex(finding.pointer);
     if (!index || !poisoned.contains(*index)) continue;
@@ -219,7 +270,8 @@ void DlpFilter::dropTools(const MessageContext& context, json& message,
     const json& tool = tools.at(*index);
     const std::string name = tool.is_object() ? tool.value("name", "") : "";
     about.tool = name;
-    audit::finding(about, "tools/list", finding, dlp::maskedPreview(matched), matched);
+    audit::finding(about, "tools/list", auditable(finding, secret_keys),
+                   dlp::maskedPreview(matched), matched);
     auto& ids = rules[*index];
     if (finding.action == dlp::Action::kBlock &&
         std::ranges::find(ids, finding.rule->id) == ids.end()) {

@@ -15,6 +15,8 @@
 namespace mcpgate::testing {
 namespace {
 
+using namespace std::chrono_literals;
+
 // A synthetic key in AWS's format (an example the shipped rule must match).
 constexpr const char* kAwsKey = "AKIA4YSNI2G3IITN5XVK";
 
@@ -59,9 +61,8 @@ TEST_F(DlpPath, BlockedKeyInToolArgumentsNeverReachesTheServer) {
   Gateway gw(config("dlp: {default_action: {request: block}}\n"));
   const std::string sid = gw.initialize("test");
 
-  auto r =
-      gw.post("test", toolCall(7, "echo", {{"text", std::string("deploy with ") + kAwsKey}}),
-              sid, "application/json");
+  auto r = gw.post("test", toolCall(7, "echo", {{"text", std::string("deploy with ") + kAwsKey}}),
+                   sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
   json body = r.json_body();
@@ -105,8 +106,7 @@ TEST_F(DlpPath, KeyInAToolResultIsRedactedByTheShippedRules) {
   Gateway gw(config(""));  // no dlp: section: on, with the shipped packs
   const std::string sid = gw.initialize("test");
 
-  auto r =
-      gw.post("test", toolCall(8, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+  auto r = gw.post("test", toolCall(8, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.body.find(kAwsKey), std::string::npos) << r.body;
   json body = json::parse(r.body);  // still valid JSON
@@ -139,6 +139,29 @@ TEST_F(DlpPath, ACardSentAsAJsonNumberIsRedactedBeforeTheServerSeesIt) {
   const std::string preview = found[0]["preview"];
   EXPECT_NE(preview.find('*'), std::string::npos) << preview;
   EXPECT_EQ(gw.log().find("4111111111111111"), std::string::npos);
+}
+
+TEST_F(DlpPath, ASecretObjectKeyIsMaskedInEveryPointerItAppearsIn) {
+  // The key is the secret: findings name their place by JSON pointer, and a
+  // pointer through that key (its own, and the card's below it) would write
+  // the secret into the log and the audit file.
+  const std::string audit = dir_.path() + "/audit.jsonl";
+  Gateway gw(config("dlp: {default_action: {request: log}}\naudit: {path: " + audit + "}\n"));
+  const std::string sid = gw.initialize("test");
+  json nested = {{kAwsKey, {{"card", "4111 1111 1111 1111"}}}};
+  json r = gw.callTool("test", sid, "echo", {{"text", "x"}, {"env", nested}}, 3);
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  auto found = findings(gw.log());
+  ASSERT_EQ(found.size(), 2u) << gw.log();
+  for (const json& finding : found) {
+    const std::string pointer = finding["pointer"];
+    EXPECT_TRUE(pointer.starts_with("/params/arguments/env/")) << pointer;
+    EXPECT_EQ(pointer.find(kAwsKey), std::string::npos) << pointer;
+    EXPECT_NE(pointer.find('*'), std::string::npos) << pointer;
+  }
+  EXPECT_EQ(gw.log().find(kAwsKey), std::string::npos) << gw.log();
+  EXPECT_TRUE(waitUntil([&] { return readFile(audit).find("card") != std::string::npos; }, 5s));
+  EXPECT_EQ(readFile(audit).find(kAwsKey), std::string::npos) << readFile(audit);
 }
 
 TEST_F(DlpPath, BlockedResultBecomesAnErrorForTheClient) {
@@ -243,8 +266,8 @@ TEST_F(DlpPath, SamplingRequestWithABlockedKeyIsAnsweredForTheClient) {
 
   // The server asks the client to sample a prompt holding the key; the
   // gateway answers the server itself, so its tool call ends with that error.
-  StreamingRequest call = streamingPost(
-      gw, sid, toolCall(11, "sample", {{"text", std::string("use ") + kAwsKey}}));
+  StreamingRequest call =
+      streamingPost(gw, sid, toolCall(11, "sample", {{"text", std::string("use ") + kAwsKey}}));
   HttpResponse done = call.finish(std::chrono::seconds(15));
   ASSERT_EQ(done.status, 200) << done.body;
   std::vector<json> messages = messagesOf(done);
@@ -322,8 +345,7 @@ TEST_F(DlpPath, RuleCacheIsUsedOnlyWhenNobodyElseCanWriteIt) {
   Gateway gw(config("cache_dir: " + cache + "\n"));
   EXPECT_NE(gw.log().find("cannot use the DLP rule cache"), std::string::npos) << gw.log();
   const std::string sid = gw.initialize("test");
-  auto r =
-      gw.post("test", toolCall(4, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
+  auto r = gw.post("test", toolCall(4, "env", {{"name", "FAKE_KEY"}}), sid, "application/json");
   EXPECT_EQ(text(r.json_body()), "[REDACTED:aws-access-key-id]");  // DLP still on
 }
 
