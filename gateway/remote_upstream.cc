@@ -323,7 +323,10 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       auto result = message.find("result");
       if (result != message.end() && result->is_object()) {
         auto version = result->find("protocolVersion");
-        if (version != result->end() && version->is_string()) {
+        // It becomes a request header: only a version we know (a remote must
+        // not put CR LF into the gateway's requests).
+        if (version != result->end() && version->is_string() &&
+            jsonrpc::isSupportedProtocolVersion(version->get_ref<const std::string&>())) {
           protocol_version_ = version->get<std::string>();
         }
       }
