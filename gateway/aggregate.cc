@@ -95,7 +95,13 @@ ClientSession::Accepted AggregateSession::fromClient(std::vector<json> messages,
                                                      const std::shared_ptr<Mailbox>& mailbox) {
   if (closed_) return Accepted::kClosed;
   for (json& message : messages) {
-    asio::co_spawn(strand_, handle(std::move(message), mailbox), asio::detached);
+    // The coroutine holds the session: a close meanwhile must not free it under it.
+    asio::co_spawn(
+        strand_,
+        [self = shared_from_this(), m = std::move(message), mailbox]() mutable {
+          return self->handle(std::move(m), mailbox);
+        },
+        asio::detached);
   }
   return Accepted::kOk;
 }
@@ -203,7 +209,8 @@ awaitable<json> AggregateSession::answer(json request, std::shared_ptr<Mailbox> 
   if (method == "ping") co_return json{{"jsonrpc", "2.0"}, {"result", json::object()}};
   for (const ListKind& kind : kLists) {
     if (method == kind.method) {
-      json listed = co_await listAll(method, std::string(kind.key));
+      const std::string key(kind.key);
+      json listed = co_await listAll(method, key);
       co_return json{{"jsonrpc", "2.0"}, {"result", std::move(listed)}};
     }
   }
@@ -282,6 +289,14 @@ awaitable<json> AggregateSession::listAll(const std::string& method, const std::
           {{"session", id_}, {"server", server}, {"method", method}, {"error", session.error()}});
       continue;
     }
+    // This listing replaces what the server listed before.
+    std::erase_if(names_, [&](const auto& entry) {
+      return entry.second.server == server && kind->name_member == "name" &&
+             entry.second.kind == method;
+    });
+    std::erase_if(resources_, [&](const auto& entry) {
+      return entry.second == server && kind->name_member != "name";
+    });
     json cursor;
     for (int page = 0; page < 100; ++page) {
       json request = {{"jsonrpc", "2.0"}, {"method", method}, {"params", json::object()}};
@@ -297,13 +312,24 @@ awaitable<json> AggregateSession::listAll(const std::string& method, const std::
         if (!item.is_object()) continue;
         if (kind->name_member == "name") {
           const std::string name = item.value("name", "");
-          const std::string outside = prefixed(server, name);
-          item["name"] = outside;
+          auto outside = prefixed(server, name, method);
+          if (!outside) {
+            log::warn("aggregate endpoint: name taken by another server; left out",
+                      {{"session", id_}, {"server", server}, {"method", method}});
+            continue;
+          }
+          item["name"] = *outside;
         } else {
+          const std::string uri = item.value(std::string(kind->name_member), "");
+          auto [it, added] = resources_.try_emplace(uri, server);
+          if (!added && it->second != server) {
+            log::warn("aggregate endpoint: resource URI listed by another server; left out",
+                      {{"session", id_}, {"server", server}, {"method", method}});
+            continue;
+          }
           if (item.contains("name") && item["name"].is_string()) {
             item["name"] = server + separator_ + item["name"].get<std::string>();
           }
-          resources_[item.value(std::string(kind->name_member), "")] = server;
         }
         items.push_back(std::move(item));
       }
@@ -314,14 +340,19 @@ awaitable<json> AggregateSession::listAll(const std::string& method, const std::
   co_return json{{key, std::move(items)}};
 }
 
-std::string AggregateSession::prefixed(const std::string& server, const std::string& name) {
+std::optional<std::string> AggregateSession::prefixed(const std::string& server,
+                                                      const std::string& name,
+                                                      const std::string& kind) {
   std::string outside = server + separator_ + name;
   if (outside.size() > kMaxName) {
     // Cut, and keep it unique with a hash of the whole.
     const std::string hash = shortHash(outside);
     outside = outside.substr(0, kMaxName - hash.size() - 1) + "~" + hash;
   }
-  names_[outside] = Target{server, name};
+  // Servers "a" and "a__b" could both claim "a__b__c": the first keeps it.
+  auto [it, added] = names_.try_emplace(outside, Target{server, name, kind});
+  if (!added && it->second.server != server) return std::nullopt;
+  it->second = Target{server, name, kind};
   return outside;
 }
 
@@ -333,7 +364,7 @@ std::expected<AggregateSession::Target, std::string> AggregateSession::targetOf(
   if (at != std::string::npos) {
     const std::string server = name.substr(0, at);
     if (std::ranges::find(servers_, server) != servers_.end()) {
-      return Target{server, name.substr(at + separator_.size())};
+      return Target{server, name.substr(at + separator_.size()), ""};
     }
   }
   return std::unexpected("no tool or prompt '" + name + "' on this endpoint; names are <server>" +
@@ -394,6 +425,16 @@ awaitable<json> AggregateSession::route(const std::string& server, json request,
 
 awaitable<std::expected<std::shared_ptr<Session>, std::string>> AggregateSession::inner(
     const std::string& server) {
+  // Checked against the config of now, not of initialize: a reload may have
+  // removed the server or taken it from this client.
+  const std::shared_ptr<const Generation> now = table_.current();
+  auto config_it = now->config->servers.find(server);
+  if (config_it == now->config->servers.end()) {
+    co_return std::unexpected("server '" + server + "' is no longer in the config");
+  }
+  if (now->authenticator && !now->authenticator->mayUse(client_, server)) {
+    co_return std::unexpected("client '" + client_ + "' may no longer use server '" + server + "'");
+  }
   for (;;) {
     Inner& slot = inners_[server];
     if (slot.session && !slot.starting) co_return slot.session;
@@ -403,12 +444,8 @@ awaitable<std::expected<std::shared_ptr<Session>, std::string>> AggregateSession
     co_await wait.async_wait(use_awaitable);
   }
   if (closed_) co_return std::unexpected(std::string("the session is closed"));
-  auto config_it = generation_->config->servers.find(server);
-  if (config_it == generation_->config->servers.end()) {
-    co_return std::unexpected("server '" + server + "' is not in the config");
-  }
   inners_[server].starting = true;
-  auto created = table_.create(generation_, config_it->second, client_);
+  auto created = table_.create(now, config_it->second, client_, /*inner=*/true);
   if (!created) {
     inners_[server].starting = false;
     co_return std::unexpected(created.error().message);
@@ -421,11 +458,20 @@ awaitable<std::expected<std::shared_ptr<Session>, std::string>> AggregateSession
     session->close("the server refused initialize");
     co_return std::unexpected("initialize failed: " + response.value("error", json()).dump());
   }
+  if (closed_) {
+    // Closed while the server started: close() saw no session to end.
+    inners_.erase(server);
+    session->close("the aggregate session ended");
+    co_return std::unexpected(std::string("the session is closed"));
+  }
   json initialized = {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
   (void)session->fromClient({initialized}, initialized.dump(), nullptr);
   auto stream = std::make_shared<Mailbox>(strand_, true, 0);
   (void)session->openStream(stream);
-  asio::co_spawn(strand_, relayStream(server, stream), asio::detached);
+  asio::co_spawn(
+      strand_,
+      [self = shared_from_this(), server, stream]() { return self->relayStream(server, stream); },
+      asio::detached);
   inners_[server] = Inner{session, false};
   co_return session;
 }

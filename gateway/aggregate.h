@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,7 @@ class AggregateSession final : public ClientSession,
   struct Target {
     std::string server;
     std::string name;  // as the server knows it
+    std::string kind;  // the list method it came from (tools/list, prompts/list)
   };
 
   boost::asio::awaitable<void> handle(nlohmann::json message, std::shared_ptr<Mailbox> out);
@@ -88,7 +90,9 @@ class AggregateSession final : public ClientSession,
   void fromClientResponse(const nlohmann::json& message);
   void toEveryServer(const nlohmann::json& notification);
   void toStream(std::string message);
-  std::string prefixed(const std::string& server, const std::string& name);
+  // The name a client sees, or nullopt when another server has it already.
+  std::optional<std::string> prefixed(const std::string& server, const std::string& name,
+                                      const std::string& kind);
   [[nodiscard]] std::expected<Target, std::string> targetOf(const std::string& name) const;
   void scheduleTick();
 

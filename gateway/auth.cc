@@ -189,6 +189,8 @@ std::expected<Identity, AuthError> Authenticator::authenticate(
 
   // Every stored hash is compared, in constant time, whatever matches first.
   const std::string digest = sha256(token);
+  // Fail closed: a digest that did not come out (OpenSSL error) matches nothing.
+  if (digest.size() != 32) return std::unexpected(invalid("invalid token"));
   const config::TokenConfig* match = nullptr;
   for (std::size_t i = 0; i < token_hashes_.size(); ++i) {
     if (CRYPTO_memcmp(digest.data(), token_hashes_[i].data(), digest.size()) == 0) {

@@ -141,6 +141,10 @@ class Connection {
       }
       lowest().expires_never();
       Request req = parser.release();
+      // Served by the generation of now: the read may have waited through a
+      // reload, and a revoked token must not get one more request in.
+      generation_ = current_->get();
+      config_ = generation_->config;
       bool keep_alive = co_await handle(req);
       if (!keep_alive || !req.keep_alive()) break;
     }
@@ -208,6 +212,14 @@ class Connection {
       co_return co_await write(version, reply_out, keep_alive);
     }
     if (target == "/metrics") {
+      // With auth on, metrics (server names, traffic) are for clients with a
+      // token: Prometheus sends one with `authorization: {credentials: ...}`.
+      if (generation_->authenticator) {
+        if (auto refused = authorize(req, target, nullptr); refused) {
+          Reply reply_out = std::move(*refused);
+          co_return co_await write(version, reply_out, keep_alive);
+        }
+      }
       Reply reply_out = {http::status::ok, metrics::render(), "", metrics::kContentType};
       co_return co_await write(version, reply_out, keep_alive);
     }
@@ -294,9 +306,12 @@ class Connection {
   // RFC 9728 Protected Resource Metadata for the gateway (`suffix` empty) or
   // one server's endpoint (`suffix` "/mcp/NAME").
   Reply metadata(const Request& req, std::string_view suffix) const {
-    const bool known = suffix.empty() ||
-                       (suffix.starts_with(kMcpPrefix) &&
-                        config_->servers.contains(std::string(suffix.substr(kMcpPrefix.size()))));
+    // Any /mcp/NAME gets a document, configured or not: a client without a
+    // token must not learn which servers exist.
+    const std::string_view name =
+        suffix.starts_with(kMcpPrefix) ? suffix.substr(kMcpPrefix.size()) : std::string_view();
+    const bool known = suffix.empty() || suffix == kAggregatePath ||
+                       (!name.empty() && name.find('/') == std::string_view::npos);
     if (!generation_->authenticator || !known) {
       return refuse(http::status::not_found, jsonrpc::kInvalidRequest,
                     generation_->authenticator ? "no such protected resource"

@@ -35,16 +35,19 @@ SessionTable::SessionTable(boost::asio::io_context& io,
     : io_(io), current_(std::move(current)) {}
 
 std::optional<SessionTable::Failure> SessionTable::admitLocked(const config::Config& config,
-                                                               const std::string& client) const {
+                                                               const std::string& client,
+                                                               bool inner) const {
   if (sessions_.size() >= config.limits.max_sessions) {
     return Failure{CreateError::kTooMany, "the gateway already has the maximum of " +
                                               std::to_string(config.limits.max_sessions) +
                                               " sessions"};
   }
   const config::ClientConfig* entry = config::findClient(config.auth, client);
-  if (!client.empty() && entry != nullptr && entry->max_sessions > 0) {
+  if (!inner && !client.empty() && entry != nullptr && entry->max_sessions > 0) {
     std::size_t own = 0;
-    for (const auto& [sid, other] : sessions_) own += other->client() == client ? 1 : 0;
+    for (const auto& [sid, other] : sessions_) {
+      own += other->client() == client && !inner_.contains(sid) ? 1 : 0;
+    }
     if (own >= entry->max_sessions) {
       return Failure{CreateError::kClientTooMany, "client '" + client +
                                                       "' already has its maximum of " +
@@ -57,10 +60,11 @@ std::optional<SessionTable::Failure> SessionTable::admitLocked(const config::Con
 
 std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::create(
     const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
-    const std::string& client) {
+    const std::string& client, bool inner) {
   std::string id = newSessionId();
   Session::Hooks hooks{[this](const std::string& sid) {
                          std::lock_guard lock(mu_);
+                         inner_.erase(sid);
                          if (sessions_.erase(sid) > 0) metrics::sessionsChanged(-1);
                        },
                        [this] {
@@ -75,8 +79,11 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
   // own close(), never left behind.
   {
     std::lock_guard lock(mu_);
-    if (auto refused = admitLocked(*generation->config, client)) return std::unexpected(*refused);
+    if (auto refused = admitLocked(*generation->config, client, inner)) {
+      return std::unexpected(*refused);
+    }
     sessions_.emplace(id, session);
+    if (inner) inner_.insert(id);
     metrics::sessionsChanged(1);
   }
   ++children_alive_;
@@ -86,6 +93,7 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
     metrics::childrenChanged(-1);
     {
       std::lock_guard lock(mu_);
+      inner_.erase(id);
       if (sessions_.erase(id) > 0) metrics::sessionsChanged(-1);
     }
     log::error("cannot start server", {{"server", server.name}, {"error", started.error()}});
@@ -110,7 +118,9 @@ std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTabl
                                          std::move(servers), *this, std::move(hooks));
   {
     std::lock_guard lock(mu_);
-    if (auto refused = admitLocked(*generation->config, client)) return std::unexpected(*refused);
+    if (auto refused = admitLocked(*generation->config, client, /*inner=*/false)) {
+      return std::unexpected(*refused);
+    }
     sessions_.emplace(id, session);
     metrics::sessionsChanged(1);
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "config/config.h"
@@ -33,9 +34,14 @@ class SessionTable {
   // A new session with a fresh id from the CSPRNG and its server started,
   // owned by `client` (empty without auth). `server` belongs to
   // `generation`'s config, which the session keeps for its lifetime.
+  // `inner`: a server session of an aggregate session (/mcp), which counts
+  // against the gateway's limit but not against the client's own: the
+  // aggregate session counts for the client.
   [[nodiscard]] std::expected<std::shared_ptr<Session>, Failure> create(
       const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
-      const std::string& client = {});
+      const std::string& client = {}, bool inner = false);
+  // The generation new sessions are made from.
+  [[nodiscard]] std::shared_ptr<const Generation> current() const { return current_->get(); }
   // A session of the aggregate endpoint /mcp over `servers` (names in
   // generation's config); their sessions are started as it needs them.
   [[nodiscard]] std::expected<std::shared_ptr<ClientSession>, Failure> createAggregate(
@@ -51,12 +57,13 @@ class SessionTable {
  private:
   // Why a new session of `client` may not be entered now, if it may not. mu_ held.
   [[nodiscard]] std::optional<Failure> admitLocked(const config::Config& config,
-                                                   const std::string& client) const;
+                                                   const std::string& client, bool inner) const;
 
   boost::asio::io_context& io_;
   std::shared_ptr<const CurrentGeneration> current_;
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<ClientSession>> sessions_;
+  std::unordered_set<std::string> inner_;  // ids of aggregate sessions' server sessions
   std::atomic<int> children_alive_{0};
 };
 

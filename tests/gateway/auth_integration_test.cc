@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -164,7 +165,50 @@ TEST_F(AuthGateway, MetadataAndHealthNeedNoToken) {
   EXPECT_EQ(body["bearer_methods_supported"], json::array({"header"}));
   auto root = http(gw_->port(), "GET", "/.well-known/oauth-protected-resource");
   EXPECT_EQ(root.status, 200);
-  EXPECT_EQ(http(gw_->port(), "GET", "/.well-known/oauth-protected-resource/mcp/nope").status, 404);
+  // A server that does not exist gets a document too: no token, no list of servers.
+  auto nope = http(gw_->port(), "GET", "/.well-known/oauth-protected-resource/mcp/nope");
+  EXPECT_EQ(nope.status, 200);
+  EXPECT_EQ(nope.json_body()["resource"], "http://127.0.0.1/mcp/nope");
+  EXPECT_EQ(http(gw_->port(), "GET", "/.well-known/oauth-protected-resource/elsewhere").status,
+            404);
+}
+
+TEST_F(AuthGateway, MetricsNeedAToken) {
+  auto anonymous = http(gw_->port(), "GET", "/metrics");
+  EXPECT_EQ(anonymous.status, 401);
+  EXPECT_EQ(anonymous.body.find("mcpgate_"), std::string::npos);
+  auto scrape = http(gw_->port(), "GET", "/metrics", bearer(kBobToken));
+  EXPECT_EQ(scrape.status, 200);
+  EXPECT_NE(scrape.body.find("mcpgate_sessions"), std::string::npos);
+}
+
+TEST(AuthAggregate, OffersOnlyTheClientsServersAndCountsAsOneSession) {
+  Idp idp;
+  Gateway gw(authConfig(idp, ", max_sessions: 1"));
+  // alice may hold one session: the aggregate one, over both her servers.
+  const std::string alice = initializeAs(gw, "", kAliceToken);
+  auto listed = gw.post("", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}}, alice,
+                        "application/json", bearer(kAliceToken));
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  const json body = listed.json_body();  // not in the range-for: it would dangle
+  std::set<std::string> names;
+  for (const json& tool : body["result"]["tools"]) names.insert(tool["name"].get<std::string>());
+  EXPECT_TRUE(names.contains("test__echo") && names.contains("other__echo")) << listed.body;
+
+  // bob may use test only: other is neither listed nor callable for him.
+  const std::string bob = initializeAs(gw, "", kBobToken);
+  auto his = gw.post("", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}}, bob,
+                     "application/json", bearer(kBobToken));
+  EXPECT_NE(his.body.find("test__echo"), std::string::npos) << his.body;
+  EXPECT_EQ(his.body.find("other__"), std::string::npos) << his.body;
+  auto call = gw.post("", toolCall(2, "other__echo", {{"text", "x"}}), bob, "application/json",
+                      bearer(kBobToken));
+  EXPECT_TRUE(call.json_body().contains("error")) << call.body;
+  // And his aggregate session is his alone.
+  EXPECT_EQ(gw.post("", {{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/list"}}, bob,
+                    "application/json", bearer(kAliceToken))
+                .status,
+            404);
 }
 
 TEST_F(AuthGateway, TokenClientUsesItsServers) {
