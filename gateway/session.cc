@@ -36,18 +36,33 @@ std::string_view methodOf(const json& message) {
              : std::string_view();
 }
 
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-  return std::ranges::equal(
-      a, b, [](unsigned char x, unsigned char y) { return std::tolower(x) == std::tolower(y); });
+// `key` as Go's encoding/json compares it with a member name: ASCII case
+// folded, and the two non-ASCII letters Unicode folds to ASCII ones, the long
+// s (U+017F) and the Kelvin sign (U+212A).
+std::string foldedAsGoDoes(std::string_view key) {
+  std::string folded;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key.substr(i).starts_with("\xC5\xBF")) {
+      folded += 's';
+      i += 1;
+    } else if (key.substr(i).starts_with("\xE2\x84\xAA")) {
+      folded += 'k';
+      i += 2;
+    } else {
+      folded += static_cast<char>(std::tolower(static_cast<unsigned char>(key[i])));
+    }
+  }
+  return folded;
 }
 
-// A key that is not `exact` but that a case-insensitive parser (Go's
-// encoding/json) reads as `exact`.
+// A key that is not `exact` (lower case) but that a case-insensitive parser
+// (Go's encoding/json) reads as `exact`.
 std::optional<std::string> caseVariantOf(const json& object,
                                          std::initializer_list<std::string_view> exact) {
   for (const auto& [key, value] : object.items()) {
+    const std::string folded = foldedAsGoDoes(key);
     for (std::string_view want : exact) {
-      if (key != want && equalsIgnoringCase(key, want)) return key;
+      if (key != want && folded == want) return key;
     }
   }
   return std::nullopt;

@@ -378,7 +378,8 @@ TEST_F(PolicyPath, AToolCallWhoseNameAServerCouldReadOtherwiseIsRefused) {
       R"({"NAME":"env","arguments":{"name":"HIDDEN1"}})",                // no name for us
       R"({"name":"echo","Name":"env","arguments":{"text":"HIDDEN2"}})",  // Go reads the last
       R"({"name":"echo","arguments":{"text":"x"},"Arguments":{"text":"HIDDEN3"}})",
-      R"({"name":["env"],"arguments":{"name":"HIDDEN4"}})",  // not a string
+      R"({"name":"echo","arguments":{"text":"x"},"argumentſ":{"text":"HIDDEN7"}})",  // U+017F
+      R"({"name":["env"],"arguments":{"name":"HIDDEN4"}})",                          // not a string
       R"({"arguments":{"name":"HIDDEN5"}})",
   };
   int id = 20;
