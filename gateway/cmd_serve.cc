@@ -19,8 +19,8 @@
 #include "gateway/generation.h"
 #include "gateway/http_server.h"
 #include "gateway/log.h"
-#include "gateway/reload.h"
 #include "gateway/metrics.h"
+#include "gateway/reload.h"
 #include "gateway/serve_common.h"
 #include "gateway/sessions.h"
 
@@ -88,16 +88,11 @@ int runServe(Args args) {
     std::cerr << "mcpgate serve: " << first.error() << "\n";
     return 1;
   }
+  if (auto open = checkListenerAuth(host, *config); !open) {
+    std::cerr << "mcpgate serve: " << open.error() << "\n";
+    return 1;
+  }
   if (!isLoopbackHost(host) && !config->auth.enabled()) {
-    // Closed by default: without auth anyone who can reach the port could use
-    // every server, so only this host may connect unless the operator says so.
-    if (!config->insecure_no_auth) {
-      std::cerr << "mcpgate serve: refusing to listen on " << host
-                << ": without authentication (auth.tokens or auth.jwt) the gateway listens on "
-                   "loopback only (127.0.0.1, ::1 or localhost); set insecure_no_auth: true to "
-                   "serve anyone who can reach the port\n";
-      return 1;
-    }
     log::warn("listening beyond loopback without authentication (insecure_no_auth: true)",
               {{"host", host}});
   }
@@ -136,7 +131,7 @@ int runServe(Args args) {
              {"config", config->source}});
   metrics::setReady();
 
-  Reloader reloader(io, config_path, current, sessions);
+  Reloader reloader(io, config_path, host, current, sessions);
   reloader.start();
 
   asio::signal_set signals(io, SIGINT, SIGTERM);

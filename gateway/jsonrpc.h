@@ -17,6 +17,7 @@ using nlohmann::json;
 // -32000 to -32003 are in the range JSON-RPC leaves to implementations.
 inline constexpr int kParseError = -32700;
 inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
 inline constexpr int kUpstreamError = -32000;    // server could not start, exited, misbehaved
 inline constexpr int kUpstreamTimeout = -32001;  // server did not answer in time

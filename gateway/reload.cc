@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -34,61 +35,91 @@ bool isRuleFileName(std::string_view name) {
 
 }  // namespace
 
-// The inotify watch on the directories of the config file and the rule
-// packs: a directory, not the file, because a rename-into-place replaces the
-// file's inode and a watch on the old one would go quiet.
+// The inotify watch on the directories of the config file, the JWKS file and
+// the rule packs: a directory, not the file, because a rename-into-place
+// replaces the file's inode and a watch on the old one would go quiet. Each
+// directory reloads only for the files the config reads from it, so an
+// unrelated file written beside the config does not.
 struct Reloader::Watch {
+  // What, in one watched directory, the config reads.
+  struct Wanted {
+    std::set<std::string> names;  // these files
+    bool rule_files = false;      // and every rule file (a rules: directory)
+  };
+
   asio::posix::stream_descriptor fd;
   asio::signal_set hangup;
-  std::mutex mu;  // the watch descriptors, replaced after a reload
-  std::set<int> descriptors;
-  std::string config_name;
+  std::mutex mu;                   // the watch descriptors, replaced after a reload
+  std::map<int, Wanted> watching;  // watch descriptor -> what it is for
   std::array<char, 16 * 1024> buffer{};
 
   explicit Watch(asio::io_context& io) : fd(io), hangup(io, SIGHUP) {}
 
-  void watch(const config::Config& config) {
-    std::set<fs::path> dirs = {fs::path(config.source).parent_path()};
+  static std::map<fs::path, Wanted> wantedDirs(const config::Config& config) {
+    std::map<fs::path, Wanted> dirs;
+    auto file = [&dirs](const fs::path& path) {
+      const fs::path dir = path.parent_path();
+      dirs[dir.empty() ? fs::path(".") : dir].names.insert(path.filename());
+    };
+    file(config.source);
+    if (config.auth.jwt) file(config.auth.jwt->jwks_file);
     for (const std::string& rules : config.dlp.rules) {
       std::error_code ec;
-      dirs.insert(fs::is_directory(rules, ec) ? fs::path(rules) : fs::path(rules).parent_path());
+      if (fs::is_directory(rules, ec)) {
+        dirs[fs::path(rules)].rule_files = true;
+      } else {
+        file(rules);
+      }
     }
+    return dirs;
+  }
+
+  void watch(const config::Config& config) {
+    const std::map<fs::path, Wanted> dirs = wantedDirs(config);
     std::lock_guard lock(mu);
-    config_name = fs::path(config.source).filename();
-    for (int wd : descriptors) ::inotify_rm_watch(fd.native_handle(), wd);
-    descriptors.clear();
-    for (const fs::path& dir : dirs) {
+    for (const auto& [wd, wanted] : watching) ::inotify_rm_watch(fd.native_handle(), wd);
+    watching.clear();
+    for (const auto& [dir, wanted] : dirs) {
       int wd = ::inotify_add_watch(
           fd.native_handle(), dir.c_str(),
           IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR);
       if (wd < 0) {
         log::warn("cannot watch for config changes; SIGHUP still reloads",
                   {{"dir", dir.string()}, {"error", std::strerror(errno)}});
-      } else {
-        descriptors.insert(wd);
+        continue;
       }
+      // Two spellings of one directory get one descriptor: what both want.
+      Wanted& merged = watching[wd];
+      merged.names.insert(wanted.names.begin(), wanted.names.end());
+      merged.rule_files = merged.rule_files || wanted.rule_files;
     }
   }
 
-  // True when one of the events in `data` is about the config or a rule file.
+  // True when one of the events in `data` is about a file the config reads.
   bool relevant(const char* data, std::size_t size) {
     std::lock_guard lock(mu);
     for (std::size_t at = 0; at + sizeof(inotify_event) <= size;) {
       const auto* event = reinterpret_cast<const inotify_event*>(data + at);
-      const std::string_view name = event->len > 0 ? std::string_view(event->name) : "";
-      if ((event->mask & IN_Q_OVERFLOW) != 0 || name == config_name || isRuleFileName(name)) {
+      at += sizeof(inotify_event) + event->len;
+      if ((event->mask & IN_Q_OVERFLOW) != 0) return true;
+      if (event->len == 0) continue;  // about the directory itself
+      auto wanted = watching.find(event->wd);
+      if (wanted == watching.end()) continue;  // a descriptor removed since
+      const std::string name(event->name);
+      if (wanted->second.names.contains(name) ||
+          (wanted->second.rule_files && isRuleFileName(name))) {
         return true;
       }
-      at += sizeof(inotify_event) + event->len;
     }
     return false;
   }
 };
 
-Reloader::Reloader(asio::io_context& io, std::string config_path,
+Reloader::Reloader(asio::io_context& io, std::string config_path, std::string listen_host,
                    std::shared_ptr<CurrentGeneration> current, SessionTable& sessions)
     : io_(io),
       config_path_(std::move(config_path)),
+      listen_host_(std::move(listen_host)),
       current_(std::move(current)),
       sessions_(sessions),
       watch_(std::make_unique<Watch>(io)) {}
@@ -171,6 +202,11 @@ void Reloader::reload(const std::string& why) {
                {{"trigger", why}, {"generation", old->number}, {"error", config.error().message}});
     return;
   }
+  if (auto open = checkListenerAuth(listen_host_, **config); !open) {
+    log::error("config reload failed; keeping the running config",
+               {{"trigger", why}, {"generation", old->number}, {"error", open.error()}});
+    return;
+  }
   auto next = buildGeneration(*config, old->number + 1);
   if (!next) {
     log::error("config reload failed; keeping the running config",
@@ -199,6 +235,9 @@ void Reloader::reload(const std::string& why) {
   }
   (void)log::setLevel(now.log_level);
   current_->set(*next);
+  // audit::start opens nothing for a config without audit: the old sink
+  // would go on being written.
+  if (!now.audit.enabled && was.enabled) audit::setSink(nullptr);
   sessions_.closeRemovedServers(now);
   watch_->watch(now);
   std::vector<std::string> servers;

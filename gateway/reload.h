@@ -3,8 +3,9 @@
 // Hot reload for `serve`: on SIGHUP, and when the config file or a rule file
 // changes on disk (inotify), the config is loaded and its rules compiled on a
 // thread of their own, off the request path; then the new generation is
-// swapped in whole. A config that does not load, or rules that do not
-// compile, are logged with their error and the running generation stays.
+// swapped in whole. A config that does not load, rules that do not compile,
+// or a config that would leave a listener beyond loopback without auth, are
+// logged with their error and the running generation stays.
 
 #include <boost/asio/io_context.hpp>
 #include <condition_variable>
@@ -20,7 +21,9 @@ namespace mcpgate::gateway {
 
 class Reloader {
  public:
-  Reloader(boost::asio::io_context& io, std::string config_path,
+  // `listen_host` is the host the gateway is bound to (the config's or
+  // --listen's): a new config must keep that listener closed as startup did.
+  Reloader(boost::asio::io_context& io, std::string config_path, std::string listen_host,
            std::shared_ptr<CurrentGeneration> current, SessionTable& sessions);
   ~Reloader();  // stops the watch and waits for a reload in progress
 
@@ -38,6 +41,7 @@ class Reloader {
 
   boost::asio::io_context& io_;
   const std::string config_path_;
+  const std::string listen_host_;
   std::shared_ptr<CurrentGeneration> current_;
   SessionTable& sessions_;
   std::unique_ptr<Watch> watch_;

@@ -56,6 +56,16 @@ bool isLoopbackHost(const std::string& host) {
   return !ec && address.is_loopback();
 }
 
+std::expected<void, std::string> checkListenerAuth(const std::string& host,
+                                                   const config::Config& config) {
+  if (isLoopbackHost(host) || config.auth.enabled() || config.insecure_no_auth) return {};
+  return std::unexpected(
+      "refusing to listen on " + host +
+      ": without authentication (auth.tokens or auth.jwt) the gateway listens on loopback only "
+      "(127.0.0.1, ::1 or localhost); set insecure_no_auth: true to serve anyone who can reach "
+      "the port");
+}
+
 std::expected<sandbox::SpawnSpec, std::string> spawnSpecFor(const config::Config& config,
                                                             const config::ServerConfig& server) {
   if (server.remote) {

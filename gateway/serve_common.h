@@ -26,6 +26,13 @@ void warnAboutUnenforceableLayers(const config::Config& config);
 
 [[nodiscard]] bool isLoopbackHost(const std::string& host);
 
+// Closed by default: a listener beyond loopback needs auth, or the operator's
+// explicit `insecure_no_auth: true`. At startup and on every reload, so a
+// rewritten config cannot open the gateway to the network. The error says why
+// and what to change.
+[[nodiscard]] std::expected<void, std::string> checkListenerAuth(const std::string& host,
+                                                                 const config::Config& config);
+
 // How a configured server is started: its command under its sandbox policy,
 // in its cwd when a bind makes that directory visible inside the sandbox, else
 // in the sandbox's HOME, with its installed packages (package_cache.h).

@@ -329,9 +329,13 @@ Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>&
   bool up = waitUntil(
       [&] {
         std::string text = log();
-        auto at = text.find("\"address\":\"127.0.0.1:");
+        // 127.0.0.1:PORT, or 0.0.0.0:PORT for a config that listens beyond loopback.
+        auto at = text.find("\"address\":\"");
         if (at == std::string::npos) return false;
-        port_ = std::stoi(text.substr(at + 21));
+        auto end = text.find('"', at + 11);
+        auto colon = end == std::string::npos ? end : text.rfind(':', end);
+        if (colon == std::string::npos || colon < at + 11) return false;
+        port_ = std::stoi(text.substr(colon + 1));
         return true;
       },
       std::chrono::seconds(10));

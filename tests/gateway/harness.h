@@ -110,7 +110,8 @@ std::string text(const json& response);
 
 class Gateway {
  public:
-  // Writes `config_yaml` (which should say `listen: 127.0.0.1:0`) and starts
+  // Writes `config_yaml` (which should say `listen: 127.0.0.1:0`, or 0.0.0.0:0
+  // with auth; requests go to 127.0.0.1) and starts
   // `mcpgate serve` with extra environment variables.
   explicit Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env = {});
   ~Gateway();

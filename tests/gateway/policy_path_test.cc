@@ -51,6 +51,15 @@ std::vector<json> decisions(const std::string& log, const std::string& decision)
   return out;
 }
 
+// A request as the client wrote it, byte for byte: duplicate keys and all.
+HttpResponse postText(const Gateway& gw, const std::string& sid, const std::string& body) {
+  return http(gw.port(), "POST", "/mcp/test",
+              {{"Content-Type", "application/json"},
+               {"Accept", "application/json"},
+               {"Mcp-Session-Id", sid}},
+              body);
+}
+
 class PolicyPath : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(::chmod(dir_.path().c_str(), 0777), 0); }
@@ -344,6 +353,61 @@ TEST(PolicyCli, UnknownRuleInAPolicyIsRefusedWithItsLine) {
   auto serve = runCommand("timeout 20 " + mcpgateBinary() + " serve -c " + cfg + " 2>&1");
   EXPECT_EQ(serve.exit_code, 1) << serve.output;
   EXPECT_NE(serve.output.find(cfg + ":10: "), std::string::npos) << serve.output;
+}
+
+TEST_F(PolicyPath, AToolCallReachesTheServerAsTheGatewayReadIt) {
+  Gateway gw(config("policies:\n  - match: {server: test, tool: env}\n    deny: true\n"));
+  const std::string sid = gw.initialize("test");
+
+  // Checked as echo (the last "name"); a server that keeps the first must not see env.
+  auto r = postText(gw, sid,
+                    R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":)"
+                    R"({"name":"env","name":"echo","arguments":{"text":"dup-1"}}})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(text(r.json_body()), "dup-1") << r.body;
+  const std::string seen = received();
+  EXPECT_NE(seen.find("dup-1"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("\"env\""), std::string::npos) << seen;
+}
+
+TEST_F(PolicyPath, AToolCallWhoseNameAServerCouldReadOtherwiseIsRefused) {
+  Gateway gw(config("policies:\n  - match: {server: test, tool: env}\n    deny: true\n"));
+  const std::string sid = gw.initialize("test");
+
+  const std::vector<std::string> params = {
+      R"({"NAME":"env","arguments":{"name":"HIDDEN1"}})",                // no name for us
+      R"({"name":"echo","Name":"env","arguments":{"text":"HIDDEN2"}})",  // Go reads the last
+      R"({"name":"echo","arguments":{"text":"x"},"Arguments":{"text":"HIDDEN3"}})",
+      R"({"name":"echo","arguments":{"text":"x"},"argumentſ":{"text":"HIDDEN7"}})",  // U+017F
+      R"({"name":["env"],"arguments":{"name":"HIDDEN4"}})",                          // not a string
+      R"({"arguments":{"name":"HIDDEN5"}})",
+  };
+  int id = 20;
+  for (const std::string& p : params) {
+    auto r = postText(gw, sid,
+                      R"({"jsonrpc":"2.0","id":)" + std::to_string(++id) +
+                          R"(,"method":"tools/call","params":)" + p + "}");
+    ASSERT_EQ(r.status, 200) << p << " " << r.body;
+    json body = r.json_body();
+    EXPECT_EQ(body["id"], id) << p;
+    EXPECT_EQ(body["error"]["code"], -32602) << p << " " << r.body;
+    EXPECT_EQ(body["error"]["data"]["reason"], "invalid_params") << p << " " << r.body;
+  }
+  // A JSON-RPC member in another case, whatever the method: a case-blind
+  // server would run a tools/call the gateway took for a ping.
+  auto r = postText(gw, sid,
+                    R"({"jsonrpc":"2.0","id":40,"method":"ping","METHOD":"tools/call",)"
+                    R"("params":{"name":"env","arguments":{"name":"HIDDEN6"}}})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json_body()["error"]["code"], -32600) << r.body;
+  EXPECT_EQ(r.json_body()["error"]["data"]["reason"], "invalid_request") << r.body;
+
+  EXPECT_EQ(gw.callTool("test", sid, "echo", {{"text", "after"}})["result"]["content"][0]["text"],
+            "after");
+  const std::string seen = received();
+  EXPECT_NE(seen.find("after"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("HIDDEN"), std::string::npos) << seen;
+  EXPECT_EQ(decisions(gw.log(), "invalid_params").size(), params.size()) << gw.log();
 }
 
 }  // namespace

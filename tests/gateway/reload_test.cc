@@ -7,11 +7,13 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tests/gateway/harness.h"
+#include "tests/gateway/jwt_util.h"
 
 namespace mcpgate::testing {
 namespace {
@@ -44,6 +46,20 @@ int countOf(const std::string& text, const std::string& needle) {
 
 bool waitForReloads(const Gateway& gw, int count) {
   return waitUntil([&] { return countOf(gw.log(), "\"config reloaded\"") >= count; }, 10s);
+}
+
+bool waitForRefusedReload(const Gateway& gw) {
+  return waitUntil([&] { return gw.log().find("config reload failed") != std::string::npos; }, 10s);
+}
+
+// Writes `content` to `path` as config management does: a new file renamed over it.
+void replaceFile(const std::string& path, const std::string& content) {
+  const std::string next = path + ".next";
+  {
+    std::ofstream out(next);
+    out << content;
+  }
+  std::filesystem::rename(next, path);
 }
 
 TEST(Reload, ChangedRulesApplyToOpenSessionsWithoutARestart) {
@@ -167,6 +183,98 @@ TEST(Reload, AReloadUnderLoadLosesNoRequest) {
                                 << first_failure[3];
   EXPECT_GT(calls.load(), kReloads * 2) << "the load ran across the reloads";
   EXPECT_NE(gw.log().find("\"generation\":" + std::to_string(kReloads + 1)), std::string::npos);
+}
+
+TEST(Reload, AConfigThatWouldOpenTheListenerWithoutAuthIsRefused) {
+  const std::string token = "mcpg_reload-test-token-0123456789";
+  const std::string open_config = "listen: 0.0.0.0:0\nservers:\n" + testServerYaml("test") +
+                                  "session: {idle_timeout: 60s, grace: 2s, request_timeout: 10s}\n";
+  Gateway gw(open_config + "auth:\n  tokens:\n    - {client: alice, sha256: " + sha256Hex(token) +
+             "}\n  clients:\n    alice: {servers: [test]}\n");
+  ASSERT_EQ(gw.post("test", initializeRequest(), "").status, 401);
+
+  rewrite(gw, open_config);  // auth: gone, on a listener beyond loopback
+  ASSERT_TRUE(waitForRefusedReload(gw)) << gw.log();
+  const std::string log = gw.log();
+  EXPECT_NE(log.find("refusing to listen on 0.0.0.0"), std::string::npos) << log;
+  EXPECT_EQ(countOf(log, "\"config reloaded\""), 0) << log;
+  EXPECT_EQ(gw.post("test", initializeRequest(), "").status, 401);
+  EXPECT_EQ(gw.post("test", initializeRequest(), "", "application/json, text/event-stream",
+                    {{"Authorization", "Bearer " + token}})
+                .status,
+            200);
+
+  // Said out loud, the operator's choice is taken.
+  rewrite(gw, open_config + "insecure_no_auth: true\n");
+  ASSERT_TRUE(waitForReloads(gw, 1)) << gw.log();
+  EXPECT_EQ(gw.post("test", initializeRequest(), "").status, 200);
+}
+
+TEST(Reload, RemovingTheAuditSectionStopsTheAuditLog) {
+  TempDir audit_dir;
+  const std::string audit_path = audit_dir.path() + "/audit.jsonl";
+  Gateway gw(config("block") + "audit: {path: " + audit_path + "}\n");
+  const std::string sid = gw.initialize("test");
+  json blocked = gw.callTool("test", sid, "echo", {{"text", std::string("key ") + kAwsKey}}, 1);
+  ASSERT_EQ(blocked["error"]["code"], -32003) << blocked.dump();
+  ASSERT_TRUE(waitUntil([&] { return !readFile(audit_path).empty(); }, 5s));
+  const std::string audited = readFile(audit_path);
+
+  rewrite(gw, config("block"));
+  ASSERT_TRUE(waitForReloads(gw, 1)) << gw.log();
+  blocked = gw.callTool("test", sid, "echo", {{"text", std::string("key ") + kAwsKey}}, 2);
+  ASSERT_EQ(blocked["error"]["code"], -32003) << blocked.dump();
+  EXPECT_EQ(countOf(gw.log(), "\"dlp finding\""), 2) << gw.log();  // the finding was made
+  EXPECT_EQ(readFile(audit_path), audited);                        // and not audited
+}
+
+TEST(Reload, AnUnrelatedFileBesideTheConfigDoesNotReload) {
+  Gateway gw(config("block"));
+  gw.dir().write("other.yaml", "not: the config\n");
+  gw.dir().write("other.yml", "not: the config either\n");
+  std::this_thread::sleep_for(1s);  // the settle time and more
+  EXPECT_EQ(countOf(gw.log(), "\"config reloaded\""), 0) << gw.log();
+
+  rewrite(gw, config("log"));  // the config itself still does
+  ASSERT_TRUE(waitForReloads(gw, 1)) << gw.log();
+}
+
+TEST(Reload, RewritingTheJwksFileReloads) {
+  constexpr const char* kIssuer = "https://idp.test";
+  TempDir idp;  // the JWKS lives apart from the config, as an IdP sync would put it
+  TestKey old_key = generateRsaKey();
+  TestKey new_key = generateRsaKey();
+  const std::string jwks_file =
+      idp.write("jwks.json", json{{"keys", {publicJwk(old_key.get(), "old")}}}.dump());
+  Gateway gw("listen: 127.0.0.1:0\nservers:\n" + testServerYaml("test") +
+             "session: {idle_timeout: 60s, grace: 2s, request_timeout: 10s}\n"
+             "auth:\n"
+             "  jwt: {jwks_file: " +
+             jwks_file + ", issuer: \"" + kIssuer +
+             "\", audience: mcpgate}\n"
+             "  clients:\n"
+             "    jwt-user: {servers: [test]}\n");
+  const json claims = {{"iss", kIssuer},
+                       {"aud", "mcpgate"},
+                       {"sub", "jwt-user"},
+                       {"iat", nowSeconds()},
+                       {"exp", nowSeconds() + 600}};
+  auto initializeWith = [&](const std::string& token) {
+    return gw
+        .post("test", initializeRequest(), "", "application/json, text/event-stream",
+              {{"Authorization", "Bearer " + token}})
+        .status;
+  };
+  const std::string old_token = signJwt(old_key.get(), "RS256", claims, "old");
+  const std::string new_token = signJwt(new_key.get(), "RS256", claims, "new");
+  ASSERT_EQ(initializeWith(old_token), 200);
+  ASSERT_EQ(initializeWith(new_token), 401);
+
+  // Key rotation, and the old key revoked.
+  replaceFile(jwks_file, json{{"keys", {publicJwk(new_key.get(), "new")}}}.dump());
+  ASSERT_TRUE(waitForReloads(gw, 1)) << gw.log();
+  EXPECT_EQ(initializeWith(new_token), 200);
+  EXPECT_EQ(initializeWith(old_token), 401);
 }
 
 }  // namespace
