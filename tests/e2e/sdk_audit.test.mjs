@@ -30,9 +30,9 @@ function sample(text, name, labels = '') {
 }
 
 test('warn is forwarded and audited; the audit log never holds the secret', async (t) => {
-  // The config's directory holds the marker rule, the audit log and the key.
+  // The config's directory holds the marker rule and the audit log; the key
+  // is under its state/ (writeEverythingConfig's state_dir).
   const configFile = writeEverythingConfig([
-    'state_dir: state',
     `dlp: {rules: [markers.yaml, ${JSON.stringify(path.join(SOURCE_DIR, 'rules'))}]}`,
     'audit: {path: audit.jsonl}',
   ]);
