@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "config/address.h"
+#include "config/units.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
 
@@ -49,11 +50,6 @@ constexpr auto kStreamRetry = std::chrono::seconds(2);
 constexpr auto kMaxDeleteWait = std::chrono::seconds(5);
 // Messages a client may send before initialize is answered (see send()).
 constexpr std::size_t kMaxHeldMessages = 256;
-
-std::string describeDuration(std::chrono::milliseconds d) {
-  const auto ms = d.count();
-  return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
-}
 
 // One keep-alive connection, plain or TLS.
 struct Connection {
@@ -391,9 +387,10 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     active_.erase(connection.get());
     (void)endpoint;
     if (connect_ec) {
-      std::string why = connect_ec == beast::error::timeout
-                            ? "no connection within " + describeDuration(remote_.connect_timeout)
-                            : connect_ec.message();
+      std::string why =
+          connect_ec == beast::error::timeout
+              ? "no connection within " + config::formatDuration(remote_.connect_timeout)
+              : connect_ec.message();
       co_return std::unexpected(Failure{what + ": " + why, "upstream_unreachable"});
     }
     if (!connection->tls) co_return std::move(connection);
@@ -424,7 +421,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
         why = "its TLS certificate was not accepted: " +
               std::string(X509_verify_cert_error_string(verify));
       } else if (handshake_ec == beast::error::timeout) {
-        why = "no TLS handshake within " + describeDuration(remote_.connect_timeout);
+        why = "no TLS handshake within " + config::formatDuration(remote_.connect_timeout);
       } else {
         why = "TLS handshake failed: " + handshake_ec.message();
       }
@@ -481,7 +478,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
             "upstream_tls_failed"};
       }
       std::string why = header_ec == beast::error::timeout
-                            ? "did not answer within " + describeDuration(request_timeout_)
+                            ? "did not answer within " + config::formatDuration(request_timeout_)
                             : "connection failed before an answer: " + header_ec.message();
       co_return Failure{who + " " + why,
                         header_ec == beast::error::timeout ? "upstream_timeout" : "upstream_error",
@@ -538,7 +535,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
         if (failure) break;
         std::string why =
             read_ec == beast::error::timeout
-                ? "did not finish its answer within " + describeDuration(request_timeout_)
+                ? "did not finish its answer within " + config::formatDuration(request_timeout_)
                 : "connection failed during its answer: " + read_ec.message();
         co_return Failure{who + " " + why,
                           read_ec == beast::error::timeout ? "upstream_timeout" : "upstream_error"};

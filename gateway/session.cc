@@ -5,6 +5,7 @@
 #include <cctype>
 #include <optional>
 
+#include "config/units.h"
 #include "gateway/audit.h"
 #include "gateway/jsonrpc.h"
 #include "gateway/log.h"
@@ -107,11 +108,6 @@ std::optional<Verdict> ambiguity(const json& message, const std::string& server)
                       "' differs from 'name' or 'arguments' only in case");
   }
   return std::nullopt;
-}
-
-std::string describeDuration(std::chrono::milliseconds d) {
-  auto ms = d.count();
-  return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
 }
 
 }  // namespace
@@ -494,7 +490,7 @@ void Session::tick() {
         it->second.mailbox->pushFinal(
             jsonrpc::errorResponse(id, jsonrpc::kUpstreamTimeout,
                                    "MCP server '" + server_.name + "' did not answer within " +
-                                       describeDuration(config_->session.request_timeout),
+                                       config::formatDuration(config_->session.request_timeout),
                                    gatewayData("request_timeout", server_.name)));
         if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
         json cancel = {{"jsonrpc", "2.0"},
