@@ -49,6 +49,18 @@ process.on('exit', () => {
   for (const dir of tempDirs) fs.rmSync(dir, {recursive: true, force: true});
 });
 
+// The `servers:` entry of server-everything, named `everything`.
+export function everythingServerLines() {
+  return [
+    '  everything:',
+    '    command: node',
+    `    args: [${JSON.stringify(EVERYTHING_INSIDE)}, stdio]`,
+    // The default sandbox shows the server only /usr and its binds.
+    `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, ` +
+        'dst: /opt/mcp/node_modules}]}',
+  ];
+}
+
 // Writes a gateway config with one server, `everything`, to a fresh temp dir
 // that is removed when the test process exits. `extraLines` are appended
 // (top-level sections such as `dlp:`).
@@ -59,12 +71,7 @@ export function writeEverythingConfig(extraLines = []) {
   fs.writeFileSync(file, [
     'listen: 127.0.0.1:0',
     'servers:',
-    '  everything:',
-    '    command: node',
-    `    args: [${JSON.stringify(EVERYTHING_INSIDE)}, stdio]`,
-    // The default sandbox shows the server only /usr and its binds.
-    `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, ` +
-        'dst: /opt/mcp/node_modules}]}',
+    ...everythingServerLines(),
     'session: {idle_timeout: 60s, grace: 2s}',
     // Tool pins of its own: none left by another run or test.
     `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
@@ -79,9 +86,10 @@ export const TEST_SERVER_INSIDE = '/opt/mcpgate-tests/test_server.mjs';
 // Writes a gateway config with one server, `test`: the recording test server
 // (tests/servers/test_server.mjs), which appends every line it receives to
 // `received.jsonl` in the returned dir. `env` adds to its environment;
-// `extraLines` are appended (top-level sections such as `policies:`).
+// `extraLines` are appended (top-level sections such as `policies:`), and
+// `moreServers` (entries such as everythingServerLines()) go under `servers:`.
 // Returns {file, dir, received()}.
-export function writeTestServerConfig(extraLines = [], env = {}) {
+export function writeTestServerConfig(extraLines = [], env = {}, moreServers = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-e2e-'));
   tempDirs.push(dir);
   fs.chmodSync(dir, 0o777);  // the sandboxed server runs as another user
@@ -99,6 +107,7 @@ export function writeTestServerConfig(extraLines = [], env = {}) {
     `    env: ${JSON.stringify(serverEnv)}`,
     `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/servers'))}, ` +
         `dst: /opt/mcpgate-tests}, {src: ${JSON.stringify(record)}, dst: /record, ro: false}]}`,
+    ...moreServers,
     'session: {idle_timeout: 60s, grace: 2s}',
     `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
     ...extraLines,

@@ -5,47 +5,17 @@
 
 import {after, before, test} from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
 
-import {EVERYTHING_INSIDE, SOURCE_DIR, TEST_SERVER_INSIDE, startGateway} from './lib.mjs';
+import {everythingServerLines, startGateway, writeTestServerConfig} from './lib.mjs';
 
 const KEY = 'AKIA4YSNI2G3IITN5XVK';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-e2e-aggregate-'));
-fs.chmodSync(dir, 0o777);  // the sandboxed test server records here as another user
-const configFile = path.join(dir, 'mcpgate.yaml');
-fs.writeFileSync(configFile, [
-  'listen: 127.0.0.1:0',
-  'servers:',
-  '  everything:',
-  '    command: node',
-  `    args: [${JSON.stringify(EVERYTHING_INSIDE)}, stdio]`,
-  `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, ` +
-      'dst: /opt/mcp/node_modules}]}',
-  '  test:',
-  '    command: node',
-  `    args: [${JSON.stringify(TEST_SERVER_INSIDE)}]`,
-  '    env: {TEST_SERVER_RECORD: /record/received.jsonl}',
-  `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/servers'))}, ` +
-      `dst: /opt/mcpgate-tests}, {src: ${JSON.stringify(dir)}, dst: /record, ro: false}]}`,
-  'session: {idle_timeout: 60s, grace: 2s}',
-  `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
-  'dlp: {default_action: {request: block}}',
-  '',
-].join('\n'));
-const received = () => {
-  try {
-    return fs.readFileSync(path.join(dir, 'received.jsonl'), 'utf8');
-  } catch {
-    return '';
-  }
-};
+const {file: configFile, received} = writeTestServerConfig(
+    ['dlp: {default_action: {request: block}}'], {}, everythingServerLines());
 
 let gateway;
 let client;
@@ -58,7 +28,6 @@ before(async () => {
 after(async () => {
   await client?.close();
   await gateway?.stop();
-  fs.rmSync(dir, {recursive: true, force: true});
 });
 
 test('tools of both servers are listed with their prefixes', async () => {
