@@ -1,11 +1,13 @@
-// mcpgate serve -c FILE [--listen HOST:PORT]
+// mcpgate serve -c FILE [--listen HOST:PORT] [--threads N]
 
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <charconv>
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -48,18 +50,42 @@ void stopWhenChildrenGone(asio::io_context& io, SessionTable& sessions,
   });
 }
 
+// Each session holds a client socket and its server's three pipes: the soft
+// open-file limit (often 1024) would cap a gateway at a few hundred sessions,
+// so it is raised to the hard limit the operator set.
+void raiseOpenFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    log::warn("cannot raise the open-file limit", {{"soft", before}, {"hard", limit.rlim_max}});
+  }
+}
+
 }  // namespace
 
 int runServe(Args args) {
   std::string config_path, listen_override;
+  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
     if ((a == "-c" || a == "--config") && i + 1 < args.size()) {
       config_path = args[++i];
     } else if (a == "--listen" && i + 1 < args.size()) {
       listen_override = args[++i];
+    } else if (a == "--threads" && i + 1 < args.size()) {
+      // Worker threads on the one io_context; the default is one per core.
+      const std::string_view text = args[++i];
+      unsigned n = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec != std::errc() || end != text.data() + text.size() || n == 0 || n > 256) {
+        std::cerr << "mcpgate serve: --threads must be a number from 1 to 256\n";
+        return 2;
+      }
+      workers = n;
     } else {
-      std::cerr << "usage: mcpgate serve -c FILE [--listen HOST:PORT]\n";
+      std::cerr << "usage: mcpgate serve -c FILE [--listen HOST:PORT] [--threads N]\n";
       return 2;
     }
   }
@@ -109,6 +135,7 @@ int runServe(Args args) {
   }
 
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
+  raiseOpenFileLimit();
   asio::io_context io;
   auto current = std::make_shared<CurrentGeneration>(*first);
   SessionTable sessions(io, current);
@@ -146,7 +173,6 @@ int runServe(Args args) {
         std::chrono::steady_clock::now() + config->session.grace + std::chrono::seconds(2));
   });
 
-  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::jthread> threads;
   for (unsigned i = 1; i < workers; ++i) threads.emplace_back([&io] { io.run(); });
   io.run();
