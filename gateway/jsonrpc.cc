@@ -8,54 +8,6 @@ bool isSupportedProtocolVersion(std::string_view version) {
   return std::ranges::find(kProtocolVersions, version) != std::end(kProtocolVersions);
 }
 
-bool withinDepth(std::string_view text, std::uint32_t max_depth) {
-  std::uint32_t depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > max_depth) return false;
-    } else if (c == '}' || c == ']') {
-      if (depth > 0) --depth;
-    }
-  }
-  return true;
-}
-
-std::expected<json, ParseError> parse(std::string_view text, std::uint32_t max_depth) {
-  if (!withinDepth(text, max_depth)) {
-    return std::unexpected(ParseError{
-        kInvalidRequest, "message nests deeper than the limit of " + std::to_string(max_depth)});
-  }
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    // Rare path: parse again only to get the parser's description of the fault.
-    std::string detail = "invalid JSON";
-    try {
-      json ignored = json::parse(text);
-    } catch (const json::parse_error& e) {
-      detail = e.what();
-      // "[json.exception.parse_error.101] parse error at line 1, column 18: ..."
-      if (auto pos = detail.find(" at line"); pos != std::string::npos)
-        detail = detail.substr(pos + 1);
-    }
-    return std::unexpected(ParseError{kParseError, "Parse error " + detail});
-  }
-  if (!value.is_object() && !value.is_array()) {
-    return std::unexpected(
-        ParseError{kInvalidRequest, "a JSON-RPC message must be an object or a batch array"});
-  }
-  return value;
-}
-
 Kind classify(const json& m) {
   if (!m.is_object()) return Kind::kInvalid;
   auto version = m.find("jsonrpc");

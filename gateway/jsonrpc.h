@@ -39,13 +39,14 @@ struct ParseError {
   std::string message;  // says what is wrong, for the client
 };
 
-// True when arrays and objects nest no deeper than max_depth. Runs before the
-// parser so a hostile message cannot exhaust the stack of any code that
-// recurses over the parsed value.
-[[nodiscard]] bool withinDepth(std::string_view text, std::uint32_t max_depth);
-
-// Parses one message body (an object, or an array for a batch).
-[[nodiscard]] std::expected<json, ParseError> parse(std::string_view text, std::uint32_t max_depth);
+// Parses one message body (an object, or an array for a batch), refusing
+// nesting deeper than max_depth (gateway/json_reader.cc). `duplicate_keys`, if
+// given, is set when an object repeated a key: the value holds the last one,
+// as nlohmann and most servers' parsers read it, but a first-wins parser
+// would read the text differently, so such a message must be forwarded
+// re-serialised, never as written.
+[[nodiscard]] std::expected<json, ParseError> parse(std::string_view text, std::uint32_t max_depth,
+                                                    bool* duplicate_keys = nullptr);
 
 // Classifies one message (not a batch) by its members.
 [[nodiscard]] Kind classify(const json& message);

@@ -30,11 +30,13 @@ TEST(JsonRpc, RejectsWhatIsNotJsonRpc) {
   EXPECT_EQ(classify(json::parse(R"([1])")), Kind::kInvalid);
 }
 
-TEST(JsonRpc, DepthIsCheckedBeforeParsing) {
-  EXPECT_TRUE(withinDepth(R"({"a":[{"b":1}]})", 3));
-  EXPECT_FALSE(withinDepth(R"({"a":[{"b":1}]})", 2));
+TEST(JsonRpc, DepthIsLimited) {
+  EXPECT_TRUE(parse(R"({"a":[{"b":1}]})", 3).has_value());
+  auto three = parse(R"({"a":[{"b":1}]})", 2);
+  ASSERT_FALSE(three.has_value());
+  EXPECT_EQ(three.error().code, kInvalidRequest);
   // Brackets inside strings, and escaped quotes, do not count.
-  EXPECT_TRUE(withinDepth(R"({"a":"[[[[[\"[[[["})", 1));
+  EXPECT_TRUE(parse(R"({"a":"[[[[[\"[[[["})", 1).has_value());
   auto deep = parse(std::string(5000, '[') + std::string(5000, ']'), 64);
   ASSERT_FALSE(deep.has_value());
   EXPECT_EQ(deep.error().code, kInvalidRequest);
