@@ -26,7 +26,10 @@ class ClientSession {
 
   enum class Accepted { kOk, kClosed };
   // Messages a client POSTed (one, or a batch). Requests get their answers in
-  // `mailbox` (which may be null when there are none).
+  // `mailbox` (which may be null when there are none). `original` is the text
+  // they came in, forwarded as it is when it holds one message that no filter
+  // changed; empty when it must not be (an object in it repeated a key, which
+  // another parser could read differently from the checked value).
   virtual Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
                               const std::shared_ptr<Mailbox>& mailbox) = 0;
 

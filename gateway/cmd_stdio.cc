@@ -76,7 +76,8 @@ void readFromClient(const config::Config& config, const std::shared_ptr<Session>
         line.assign(buffer, start, nl - start);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.find_first_not_of(" \t") != std::string::npos) {
-          auto parsed = jsonrpc::parse(line, config.limits.max_json_depth);
+          bool duplicate_keys = false;
+          auto parsed = jsonrpc::parse(line, config.limits.max_json_depth, &duplicate_keys);
           if (!parsed) {
             mailbox->push(
                 jsonrpc::errorResponse(nullptr, parsed.error().code, parsed.error().message));
@@ -95,7 +96,8 @@ void readFromClient(const config::Config& config, const std::shared_ptr<Session>
                                            "not a JSON-RPC 2.0 request, notification or response"));
                 continue;
               }
-              std::string text = messages.size() == 1 ? line : m.dump();
+              // Empty: not to be forwarded as written (ClientSession::fromClient).
+              std::string text = messages.size() == 1 && !duplicate_keys ? line : std::string();
               if (session->fromClient({std::move(m)}, std::move(text), mailbox) ==
                   Session::Accepted::kClosed) {
                 return;

@@ -172,7 +172,8 @@ class Connection {
 
   // Callers pass a named Reply, never a temporary: g++ 12 destroys
   // temporaries of a co_await full-expression twice.
-  awaitable<bool> write(unsigned version, const Reply& reply, bool keep_alive) {
+  // The body is moved into the response, not copied.
+  awaitable<bool> write(unsigned version, Reply& reply, bool keep_alive) {
     http::response<http::string_body> res{reply.status, version};
     res.set(http::field::server, "mcpgate");
     if (!reply.body.empty()) res.set(http::field::content_type, reply.content_type);
@@ -180,7 +181,7 @@ class Connection {
     if (reply.status == http::status::method_not_allowed)
       res.set(http::field::allow, "GET, POST, DELETE");
     for (const auto& [name, value] : reply.headers) res.set(name, value);
-    res.body() = reply.body;
+    res.body() = std::move(reply.body);
     res.keep_alive(keep_alive);
     res.prepare_payload();
     metrics::httpReply(metric_server_, static_cast<unsigned>(reply.status),
@@ -428,7 +429,8 @@ class Connection {
         co_return co_await write(version, reply_out, keep_alive);
       }
     }
-    auto parsed = jsonrpc::parse(req.body(), config_->limits.max_json_depth);
+    bool duplicate_keys = false;
+    auto parsed = jsonrpc::parse(req.body(), config_->limits.max_json_depth, &duplicate_keys);
     if (!parsed) {
       {
         Reply reply_out =
@@ -534,6 +536,8 @@ class Connection {
           std::make_shared<Mailbox>(co_await asio::this_coro::executor, accepts_sse, requests);
     }
     const json initialize_id = initialize ? messages[0]["id"] : json(nullptr);
+    // Empty: not to be forwarded as written (ClientSession::fromClient).
+    if (duplicate_keys) req.body().clear();
     if (session->fromClient(std::move(messages), std::move(req.body()), mailbox) ==
         Session::Accepted::kClosed) {
       if (initialize) {

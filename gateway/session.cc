@@ -73,9 +73,9 @@ std::optional<std::string> caseVariantOf(const json& object,
 // parser could read differently from nlohmann (which the filters and the
 // policy use) is refused: a member spelt in another case, which a
 // case-insensitive server matches, and for tools/call a name that is not a
-// plain string. Duplicate keys need no check here: nlohmann keeps the last,
-// and a tools/call is always sent re-serialised, so the server never sees
-// the other. nullopt: the message may go on to the filters.
+// plain string. Duplicate keys need no check here: the reader keeps the
+// last, and text that held any is sent re-serialised, so the server never
+// sees the other. nullopt: the message may go on to the filters.
 std::optional<Verdict> ambiguity(const json& message, const std::string& server) {
   if (!message.is_object()) return std::nullopt;
   auto refuse = [&](int code, std::string_view reason, std::string text) {
@@ -246,9 +246,11 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
           }
         }
       }
-      // A tools/call goes as parsed: what the policy checked is what the
-      // server reads, whatever duplicate keys the client's text held.
-      if (single && !verdict.modified && methodOf(message) != "tools/call") {
+      // The client's own text when it says exactly what was checked; text
+      // with duplicate keys comes empty and goes as parsed (the last of
+      // each), so a first-wins parser on the server reads what DLP and the
+      // policy saw.
+      if (single && !verdict.modified && !original.empty()) {
         jsonrpc::flattenToLine(original);
         to_send.push_back(std::move(original));
       } else {
@@ -292,7 +294,8 @@ void Session::completeLocked(const std::string& key, std::string response,
 }
 
 void Session::fromServer(std::string line) {
-  auto parsed = jsonrpc::parse(line, config_->limits.max_json_depth);
+  bool duplicate_keys = false;
+  auto parsed = jsonrpc::parse(line, config_->limits.max_json_depth, &duplicate_keys);
   if (!parsed || parsed->is_array()) {
     // Never log the text: it may carry exactly what DLP exists to protect.
     log::warn("server sent a line that is not one JSON-RPC message; dropped",
@@ -314,6 +317,8 @@ void Session::fromServer(std::string line) {
     }
   }
   if (!filters) filters = current_->get()->filters;
+  // The client reads what was checked: of duplicate keys, the last.
+  bool reserialise = duplicate_keys;
   if (!filters->empty()) {
     MessageContext context{server_.name, id_, Direction::kToClient, request_method, client_, tool};
     Verdict verdict = filters->run(context, message);
@@ -341,8 +346,9 @@ void Session::fromServer(std::string line) {
       }
       return;
     }
-    if (verdict.modified) line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    reserialise = reserialise || verdict.modified;
   }
+  if (reserialise) line = message.dump(-1, ' ', false, json::error_handler_t::replace);
 
   std::lock_guard lock(mu_);
   last_activity_ = Clock::now();

@@ -365,9 +365,27 @@ TEST_F(PolicyPath, AToolCallReachesTheServerAsTheGatewayReadIt) {
                     R"({"name":"env","name":"echo","arguments":{"text":"dup-1"}}})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(text(r.json_body()), "dup-1") << r.body;
+
+  // Any message with a repeated key goes as read (the last), not as written.
+  EXPECT_EQ(postText(gw, sid,
+                     R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":)"
+                     R"({"requestId":99,"reason":"dup-first","reason":"dup-last"}})")
+                .status,
+            202);
+  // Without one, the client's own text goes, byte for byte (no re-serialising).
+  const std::string as_written =
+      R"({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": )"
+      R"({"name": "echo", "arguments": {"text": "as-written"}}})";
+  r = postText(gw, sid, as_written);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(text(r.json_body()), "as-written") << r.body;
+
   const std::string seen = received();
   EXPECT_NE(seen.find("dup-1"), std::string::npos) << seen;
   EXPECT_EQ(seen.find("\"env\""), std::string::npos) << seen;
+  EXPECT_NE(seen.find("dup-last"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("dup-first"), std::string::npos) << seen;
+  EXPECT_NE(seen.find(as_written), std::string::npos) << seen;
 }
 
 TEST_F(PolicyPath, AToolCallWhoseNameAServerCouldReadOtherwiseIsRefused) {
