@@ -30,10 +30,11 @@ struct Message {
   std::optional<std::string_view> id;
   std::optional<std::string_view> method;  // raw value
   std::optional<std::string_view> params;  // raw value
-  bool is_response = false;               // has result or error
+  bool is_response = false;                // has result or error
 };
 
-void answerInitialize(std::string& out, std::string_view id, std::optional<std::string_view> params) {
+void answerInitialize(std::string& out, std::string_view id,
+                      std::optional<std::string_view> params) {
   std::string_view version = kDefaultProtocolVersion;
   if (params) {
     if (auto v = member(*params, "protocolVersion"); v && stringContent(*v)) version = *v;
@@ -41,7 +42,8 @@ void answerInitialize(std::string& out, std::string_view id, std::optional<std::
   appendHead(out, id);
   out += R"(,"result":{"protocolVersion":)";
   out += version;
-  out += R"(,"capabilities":{"tools":{}},"serverInfo":{"name":"mcpgate-bench-echo","version":"1.0.0"}}})";
+  out +=
+      R"(,"capabilities":{"tools":{}},"serverInfo":{"name":"mcpgate-bench-echo","version":"1.0.0"}}})";
 }
 
 void answerToolsList(std::string& out, std::string_view id) {
@@ -51,7 +53,8 @@ void answerToolsList(std::string& out, std::string_view id) {
          R"("required":["text"]}}]}})";
 }
 
-void answerToolsCall(std::string& out, std::string_view id, std::optional<std::string_view> params) {
+void answerToolsCall(std::string& out, std::string_view id,
+                     std::optional<std::string_view> params) {
   std::optional<std::string_view> name;
   std::optional<std::string_view> arguments;
   if (params) {

@@ -21,10 +21,11 @@ TEST(EchoLogic, EchoesTheTextRawWhateverTheKeyOrder) {
 }
 
 TEST(EchoLogic, SkipsOtherValuesWithNestingAndEscapes) {
-  EXPECT_EQ(answer(R"({"x":{"y":[1,{"z":"}]\""}],"w":null},"id":"s\"1","method":"tools/call",)"
-                   R"("params":{"_meta":{"progressToken":[[]]},"arguments":{"other":"\\","text":"t"},)"
-                   R"("name":"echo"},"jsonrpc":"2.0"})"),
-            R"({"jsonrpc":"2.0","id":"s\"1","result":{"content":[{"type":"text","text":"t"}]}})");
+  EXPECT_EQ(
+      answer(R"({"x":{"y":[1,{"z":"}]\""}],"w":null},"id":"s\"1","method":"tools/call",)"
+             R"("params":{"_meta":{"progressToken":[[]]},"arguments":{"other":"\\","text":"t"},)"
+             R"("name":"echo"},"jsonrpc":"2.0"})"),
+      R"({"jsonrpc":"2.0","id":"s\"1","result":{"content":[{"type":"text","text":"t"}]}})");
 }
 
 TEST(EchoLogic, InitializeEchoesTheRequestedProtocolVersion) {
@@ -58,9 +59,10 @@ TEST(EchoLogic, PingListAndUnknownMethods) {
 TEST(EchoLogic, BadInputIsAParseErrorWithNullId) {
   const std::string parse_error =
       R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})";
-  for (const char* bad : {"", "{", "[1]", R"({"id":1,"method":"ping")", R"({"id":1,"method":"ping"}x)",
-                          R"({"id":1,"method":"ping","p":{]})", R"({"id":1,"method":"pi)",
-                          R"({"id":1 "method":"ping"})", R"({"a":"\"})"}) {
+  for (const char* bad :
+       {"", "{", "[1]", R"({"id":1,"method":"ping")", R"({"id":1,"method":"ping"}x)",
+        R"({"id":1,"method":"ping","p":{]})", R"({"id":1,"method":"pi)",
+        R"({"id":1 "method":"ping"})", R"({"a":"\"})"}) {
     EXPECT_EQ(answer(bad), parse_error) << bad;
   }
   // Deep nesting is refused, not recursed into.
