@@ -275,6 +275,9 @@ struct Shared {
   // Written by the last session to finish its setup, before it releases the
   // others through their strands.
   Clock::time_point start, warmup_end, end;
+  // Prints "measure: start" and "measure: end" on stderr at the edges of the
+  // measured window, so bench/run.mjs can read the system's CPU time there.
+  std::jthread marker;
 
   void arrive();
   [[nodiscard]] bool direct() const { return !options.direct.empty(); }
@@ -885,6 +888,14 @@ void Shared::arrive() {
                              std::chrono::duration<double>(options.warmup));
     end = warmup_end + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(options.duration));
+    marker = std::jthread([this] {
+      std::this_thread::sleep_until(warmup_end);
+      std::fputs("measure: start\n", stderr);
+      std::fflush(stderr);
+      std::this_thread::sleep_until(end);
+      std::fputs("measure: end\n", stderr);
+      std::fflush(stderr);
+    });
   }
   for (auto& s : sessions) s->release();
 }

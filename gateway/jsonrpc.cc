@@ -1,6 +1,7 @@
 #include "gateway/jsonrpc.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace mcpgate::gateway::jsonrpc {
 
@@ -51,8 +52,14 @@ std::string errorResponse(const json& id, int code, std::string_view message, co
 }
 
 void flattenToLine(std::string& text) {
-  std::ranges::replace(text, '\n', ' ');
-  std::ranges::replace(text, '\r', ' ');
+  // memchr, not a loop over every byte: the usual message has no line break.
+  for (const char c : {'\n', '\r'}) {
+    char* at = text.data();
+    char* const end = text.data() + text.size();
+    while ((at = static_cast<char*>(std::memchr(at, c, static_cast<std::size_t>(end - at))))) {
+      *at++ = ' ';
+    }
+  }
 }
 
 }  // namespace mcpgate::gateway::jsonrpc
