@@ -4,7 +4,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <charconv>
@@ -20,6 +19,7 @@
 #include "gateway/cli.h"
 #include "gateway/generation.h"
 #include "gateway/http_server.h"
+#include "gateway/io_pool.h"
 #include "gateway/log.h"
 #include "gateway/metrics.h"
 #include "gateway/reload.h"
@@ -33,20 +33,20 @@ namespace asio = boost::asio;
 namespace {
 
 // Polls until every server process is reaped or the deadline passes, then
-// stops the io_context.
-void stopWhenChildrenGone(asio::io_context& io, SessionTable& sessions,
+// stops every worker.
+void stopWhenChildrenGone(IoPool& pool, SessionTable& sessions,
                           std::chrono::steady_clock::time_point deadline) {
-  auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(20));
-  timer->async_wait([&io, &sessions, deadline, timer](boost::system::error_code) {
+  auto timer = std::make_shared<asio::steady_timer>(pool.main(), std::chrono::milliseconds(20));
+  timer->async_wait([&pool, &sessions, deadline, timer](boost::system::error_code) {
     if (sessions.childrenAlive() <= 0 || std::chrono::steady_clock::now() >= deadline) {
       if (sessions.childrenAlive() > 0) {
         log::error("servers still running at shutdown deadline",
                    {{"count", sessions.childrenAlive()}});
       }
-      io.stop();
+      pool.stop();
       return;
     }
-    stopWhenChildrenGone(io, sessions, deadline);
+    stopWhenChildrenGone(pool, sessions, deadline);
   });
 }
 
@@ -75,7 +75,7 @@ int runServe(Args args) {
     } else if (a == "--listen" && i + 1 < args.size()) {
       listen_override = args[++i];
     } else if (a == "--threads" && i + 1 < args.size()) {
-      // Worker threads on the one io_context; the default is one per core.
+      // Worker threads (IoPool); the default is one per core.
       const std::string_view text = args[++i];
       unsigned n = 0;
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
@@ -136,10 +136,10 @@ int runServe(Args args) {
 
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   raiseOpenFileLimit();
-  asio::io_context io;
+  IoPool pool(workers);
   auto current = std::make_shared<CurrentGeneration>(*first);
-  SessionTable sessions(io, current);
-  HttpServer server(io, current, sessions);
+  SessionTable sessions(pool, current);
+  HttpServer server(pool, current, sessions);
   auto bound = server.listen(host == "localhost" ? "127.0.0.1" : host, port);
   if (!bound) {
     log::error("cannot start", {{"error", bound.error()}});
@@ -158,10 +158,10 @@ int runServe(Args args) {
              {"config", config->source}});
   metrics::setReady();
 
-  Reloader reloader(io, config_path, host, current, sessions);
+  Reloader reloader(pool.main(), config_path, host, current, sessions);
   reloader.start();
 
-  asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::signal_set signals(pool.main(), SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int sig) {
     if (ec) return;
     metrics::setNotReady("shutting down");
@@ -169,14 +169,11 @@ int runServe(Args args) {
     server.stop();
     sessions.closeAll("the gateway is shutting down");
     stopWhenChildrenGone(
-        io, sessions,
+        pool, sessions,
         std::chrono::steady_clock::now() + config->session.grace + std::chrono::seconds(2));
   });
 
-  std::vector<std::jthread> threads;
-  for (unsigned i = 1; i < workers; ++i) threads.emplace_back([&io] { io.run(); });
-  io.run();
-  for (auto& t : threads) t.join();
+  pool.run();
   log::info("stopped");
   return 0;
 }

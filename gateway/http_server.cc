@@ -712,17 +712,17 @@ void logConnectionFailure(std::exception_ptr e) {
 }  // namespace
 
 struct HttpServer::Impl {
-  asio::io_context& io;
+  IoPool& pool;
   std::shared_ptr<const CurrentGeneration> current;
   SessionTable& sessions;
-  tcp::acceptor acceptor{io};
+  tcp::acceptor acceptor{pool.main()};
   // Built once at listen: a reload does not change the certificate.
   std::optional<asio::ssl::context> tls;
 
   awaitable<void> acceptLoop() {
     for (;;) {
       auto [ec, socket] =
-          co_await acceptor.async_accept(asio::make_strand(io), as_tuple(use_awaitable));
+          co_await acceptor.async_accept(asio::make_strand(pool.next()), as_tuple(use_awaitable));
       if (ec) {
         if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
         log::warn("accept failed", {{"error", ec.message()}});
@@ -745,9 +745,9 @@ struct HttpServer::Impl {
   }
 };
 
-HttpServer::HttpServer(asio::io_context& io, std::shared_ptr<const CurrentGeneration> current,
+HttpServer::HttpServer(IoPool& pool, std::shared_ptr<const CurrentGeneration> current,
                        SessionTable& sessions)
-    : impl_(std::make_unique<Impl>(io, std::move(current), sessions)) {}
+    : impl_(std::make_unique<Impl>(pool, std::move(current), sessions)) {}
 
 HttpServer::~HttpServer() = default;
 
@@ -797,12 +797,12 @@ std::expected<tcp::endpoint, std::string> HttpServer::listen(const std::string& 
   }
   auto bound = acceptor.local_endpoint(ec);
   asio::co_spawn(
-      impl_->io, [impl = impl_.get()] { return impl->acceptLoop(); }, asio::detached);
+      impl_->pool.main(), [impl = impl_.get()] { return impl->acceptLoop(); }, asio::detached);
   return bound;
 }
 
 void HttpServer::stop() {
-  asio::post(impl_->io, [impl = impl_.get()] {
+  asio::post(impl_->pool.main(), [impl = impl_.get()] {
     beast::error_code ignored;
     impl->acceptor.close(ignored);
   });

@@ -4,7 +4,6 @@
 // application/json or an SSE stream), GET for the server's stream, DELETE to
 // end a session. Beast stays inside http_server.cc: it is slow to compile.
 
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <expected>
 #include <memory>
@@ -12,6 +11,7 @@
 
 #include "config/config.h"
 #include "gateway/generation.h"
+#include "gateway/io_pool.h"
 #include "gateway/sessions.h"
 
 namespace mcpgate::gateway {
@@ -19,7 +19,8 @@ namespace mcpgate::gateway {
 class HttpServer {
  public:
   // Each request is served with the generation current when it arrives.
-  HttpServer(boost::asio::io_context& io, std::shared_ptr<const CurrentGeneration> current,
+  // Accepts on the pool's main worker; each connection runs on the next one.
+  HttpServer(IoPool& pool, std::shared_ptr<const CurrentGeneration> current,
              SessionTable& sessions);
   ~HttpServer();
 

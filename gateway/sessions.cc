@@ -30,9 +30,8 @@ std::string newSessionId() {
   return id;
 }
 
-SessionTable::SessionTable(boost::asio::io_context& io,
-                           std::shared_ptr<const CurrentGeneration> current)
-    : io_(io), current_(std::move(current)) {}
+SessionTable::SessionTable(IoPool& pool, std::shared_ptr<const CurrentGeneration> current)
+    : pool_(pool), current_(std::move(current)) {}
 
 std::optional<SessionTable::Failure> SessionTable::admitLocked(const config::Config& config,
                                                                const std::string& client,
@@ -71,7 +70,7 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
                          --children_alive_;
                          metrics::childrenChanged(-1);
                        }};
-  auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(io_),
+  auto session = std::make_shared<Session>(id, client, boost::asio::make_strand(pool_.local()),
                                            generation->config, server, current_, std::move(hooks));
   // The limits are checked and the session entered under one lock, so
   // concurrent initializes cannot pass a limit together. In the table before
@@ -114,7 +113,7 @@ std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTabl
     if (sessions_.erase(sid) > 0) metrics::sessionsChanged(-1);
   }};
   auto session =
-      std::make_shared<AggregateSession>(id, client, boost::asio::make_strand(io_), generation,
+      std::make_shared<AggregateSession>(id, client, boost::asio::make_strand(pool_.local()), generation,
                                          std::move(servers), *this, std::move(hooks));
   {
     std::lock_guard lock(mu_);

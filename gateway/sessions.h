@@ -3,7 +3,6 @@
 // The table of live sessions, keyed by Mcp-Session-Id.
 
 #include <atomic>
-#include <boost/asio/io_context.hpp>
 #include <expected>
 #include <memory>
 #include <mutex>
@@ -16,13 +15,16 @@
 #include "config/config.h"
 #include "gateway/client_session.h"
 #include "gateway/generation.h"
+#include "gateway/io_pool.h"
 #include "gateway/session.h"
 
 namespace mcpgate::gateway {
 
 class SessionTable {
  public:
-  SessionTable(boost::asio::io_context& io, std::shared_ptr<const CurrentGeneration> current);
+  // A session runs on the worker of the thread that creates it: the worker of
+  // the connection its initialize came on (IoPool).
+  SessionTable(IoPool& pool, std::shared_ptr<const CurrentGeneration> current);
 
   // kTooMany: the gateway's limits.max_sessions; kClientTooMany: the
   // client's own auth.clients.NAME.max_sessions.
@@ -59,7 +61,7 @@ class SessionTable {
   [[nodiscard]] std::optional<Failure> admitLocked(const config::Config& config,
                                                    const std::string& client, bool inner) const;
 
-  boost::asio::io_context& io_;
+  IoPool& pool_;
   std::shared_ptr<const CurrentGeneration> current_;
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<ClientSession>> sessions_;
