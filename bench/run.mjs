@@ -39,13 +39,10 @@ function parseArgs(argv) {
     else if (a === '--plots') options.plots = path.resolve(value());
     else usage(`unknown argument ${a}`);
   }
-  if (options.smoke) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-bench-smoke-'));
-    options.out ??= path.join(dir, 'RESULTS.md');
-    options.plots ??= dir;
+  if (!options.smoke) {
+    options.out ??= path.join(SOURCE_DIR, 'bench/RESULTS.md');
+    options.plots ??= path.join(SOURCE_DIR, 'bench/plots');
   }
-  options.out ??= path.join(SOURCE_DIR, 'bench/RESULTS.md');
-  options.plots ??= path.join(SOURCE_DIR, 'bench/plots');
   return options;
 }
 
@@ -70,6 +67,9 @@ for (const [name, file] of Object.entries(BIN)) {
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-bench-'));
+// A smoke run's report goes with its work directory unless told otherwise.
+options.out ??= path.join(work, 'RESULTS.md');
+options.plots ??= path.join(work, 'plots');
 const children = new Set();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
@@ -266,8 +266,8 @@ async function freePort() {
 async function load(target, {sessions, payload, secrets = false, rate = 0, duration, warmup,
   idle = 0}) {
   const args = target.direct ? ['--direct', target.direct] : ['--url', target.url];
-  args.push('--sessions', String(sessions), '--payload', String(payload),
-      '--duration', String(duration), '--warmup', String(warmup));
+  args.push('--sessions', String(sessions), '--payload', String(payload));
+  if (!idle) args.push('--duration', String(duration), '--warmup', String(warmup));
   if (secrets) args.push('--secrets');
   if (rate) args.push('--rate', String(Math.round(rate)));
   if (idle) args.push('--idle', String(idle));
@@ -302,8 +302,10 @@ async function load(target, {sessions, payload, secrets = false, rate = 0, durat
         stderr.slice(-3000));
   }
   if (code !== 0) {
-    throw new Error(`mcp_loadgen ${args.join(' ')} reported errors (exit ${code}): ` +
+    const error = new Error(`mcp_loadgen ${args.join(' ')} reported errors (exit ${code}): ` +
         `${JSON.stringify(result.error_kinds)}\n${stderr.slice(-3000)}`);
+    error.kinds = result.error_kinds;
+    throw error;
   }
   if (cpuStart !== null && cpuEnd !== null) result.system_cpu_s = cpuEnd - cpuStart;
   if (rssIdle !== null) result.rss_idle_kib = rssIdle;
@@ -378,7 +380,19 @@ async function throughputRuns() {
         // 1 MiB messages take milliseconds each: give them time to add up.
         const duration = run.payload >= 1048576 && !options.smoke ? plan.duration * 2 :
                                                                      plan.duration;
-        const r = await load(target, {...run, duration, warmup: plan.warmup});
+        let r;
+        try {
+          r = await load(target, {...run, duration, warmup: plan.warmup});
+        } catch (error) {
+          // A system that refuses the load (supergateway answers 413 to a
+          // 1 MiB body) is reported as such; anything else stops the run.
+          if (!error.kinds || options.smoke) throw error;
+          results.throughput.push({system: name, ...run, failed: error.kinds});
+          progress(`${name.padEnd(14)} ${String(run.sessions).padStart(3)} sessions ` +
+              `${String(run.payload).padStart(7)} B${run.secrets ? ' +secrets' : ''}: ` +
+              `FAILED ${JSON.stringify(error.kinds)}`);
+          continue;
+        }
         results.throughput.push({system: name, ...run, ...r});
         progress(`${name.padEnd(14)} ${String(run.sessions).padStart(3)} sessions ` +
             `${String(run.payload).padStart(7)} B${run.secrets ? ' +secrets' : ''}: ${describe(r)}`);
@@ -437,8 +451,8 @@ async function idleRuns() {
       await load(target, {sessions: 1, payload: 4096, duration: 0.2, warmup: 0.1});
       await sleep(200);
       const before = rssKiB(target.pid);
-      const r = await load(target, {sessions: plan.idleSessions, payload: 256, duration: 0,
-        warmup: 0, idle: options.smoke ? 0.5 : 2});
+      const r = await load(target, {sessions: plan.idleSessions, payload: 256,
+        idle: options.smoke ? 0.5 : 2});
       const perSession = (r.rss_idle_kib - before) / plan.idleSessions;
       results.idle.push({system: name, sessions: plan.idleSessions, rss_before_kib: before,
         rss_idle_kib: r.rss_idle_kib, per_session_kib: perSession});
@@ -553,7 +567,7 @@ function goals() {
   const lines = [];
   const sessionsFor = plan.concurrency.includes(256) ? 256 : plan.concurrency.at(-1);
   const best = (system) => Math.max(...results.throughput.filter((r) => r.system === system &&
-      r.payload === 4096 && !r.secrets).map((r) => r.calls_per_s));
+      r.payload === 4096 && !r.secrets && !r.failed).map((r) => r.calls_per_s));
   const dlp = best('mcpgate-dlp');
   const sg = best('supergateway');
   const bare = best('bare');
@@ -604,7 +618,7 @@ function report(command) {
       (options.smoke ? '\n\n**Smoke run: these figures mean nothing.**' : ''));
   parts.push(`### Goals\n\n${goals()}`);
 
-  const throughputRows = results.throughput.filter((r) => r.payload === 4096 && !r.secrets &&
+  const throughputRows = results.throughput.filter((r) => r.payload === 4096 && !r.secrets && !r.failed &&
       plan.concurrency.includes(r.sessions));
   parts.push('### Throughput against concurrency (4 KiB arguments and results)\n\n' +
       '![throughput](plots/throughput.png)\n\n' +
@@ -621,7 +635,10 @@ function report(command) {
       table(['system', 'payload', 'secrets', 'calls/s', 'MB/s each way', 'p50 µs', 'p99 µs',
         'p99.9 µs', 'max µs', 'system CPU (cores)', 'CPU µs per call', 'redacted answers'],
       payloadRows.sort((a, b) => a.payload - b.payload || Number(a.secrets) - Number(b.secrets) ||
-          ALL_SYSTEMS.indexOf(a.system) - ALL_SYSTEMS.indexOf(b.system)).map((r) => [
+          ALL_SYSTEMS.indexOf(a.system) - ALL_SYSTEMS.indexOf(b.system)).map((r) => r.failed ? [
+        r.system, sizeName(r.payload), r.secrets ? 'yes' : 'no',
+        `failed: ${Object.entries(r.failed).map(([k, n]) => `${k} × ${n}`).join(', ')}`,
+        ...Array(8).fill('—')] : [
         r.system, sizeName(r.payload), r.secrets ? 'yes' : 'no', fmt(r.calls_per_s),
         fmt(r.calls_per_s * r.payload / 1e6, 1), fmt(r.latency_us.p50), fmt(r.latency_us.p99),
         fmt(r.latency_us.p999), fmt(r.latency_us.max), ...cpuCells(r), fmt(r.redacted)])));
@@ -671,7 +688,7 @@ function plot() {
     return file;
   };
   const throughputSeries = ALL_SYSTEMS.map((system) => data(`tp-${system}.dat`,
-      results.throughput.filter((r) => r.system === system && r.payload === 4096 && !r.secrets &&
+      results.throughput.filter((r) => r.system === system && r.payload === 4096 && !r.secrets && !r.failed &&
           plan.concurrency.includes(r.sessions)).sort((a, b) => a.sessions - b.sessions)
           .map((r) => [r.sessions, r.calls_per_s])));
   const latencySeries = ['direct', 'bare', 'mcpgate-dlp'].map((system) => data(
