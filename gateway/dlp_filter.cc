@@ -35,13 +35,16 @@ dlp::Direction dlpDirection(Direction direction) {
 std::string matchedText(const json& message, const dlp::Finding& finding) {
   try {
     const json::json_pointer pointer(finding.pointer);
-    std::string text;
+    std::string owned;      // a key, or an integer's text
+    std::string_view text;  // a string value is read in place: a long one has many findings
     if (finding.in_key) {
-      text = pointer.back();
+      owned = pointer.back();
+      text = owned;
     } else {
       const json& value = message.at(pointer);
       if (value.is_number_integer()) {
-        text = value.dump();  // long integers are scanned as their text
+        owned = value.dump();  // long integers are scanned as their text
+        text = owned;
       } else if (value.is_string()) {
         text = value.get_ref<const std::string&>();
       } else {
@@ -49,7 +52,7 @@ std::string matchedText(const json& message, const dlp::Finding& finding) {
       }
     }
     if (finding.start >= finding.end || finding.end > text.size()) return {};
-    return text.substr(finding.start, finding.end - finding.start);
+    return std::string(text.substr(finding.start, finding.end - finding.start));
   } catch (const json::exception&) {
     return {};
   }

@@ -48,6 +48,10 @@ struct ParseError {
 [[nodiscard]] std::expected<json, ParseError> parse(std::string_view text, std::uint32_t max_depth,
                                                     bool* duplicate_keys = nullptr);
 
+// The compact text of a value, exactly as value.dump(-1, ' ', false,
+// error_handler_t::replace) writes it, faster (gateway/json_writer.cc).
+[[nodiscard]] std::string serialize(const json& value);
+
 // Classifies one message (not a batch) by its members.
 [[nodiscard]] Kind classify(const json& message);
 

@@ -254,7 +254,7 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
         jsonrpc::flattenToLine(original);
         to_send.push_back(std::move(original));
       } else {
-        to_send.push_back(message.dump(-1, ' ', false, json::error_handler_t::replace));
+        to_send.push_back(jsonrpc::serialize(message));
       }
     }
   }
@@ -348,7 +348,7 @@ void Session::fromServer(std::string line) {
     }
     reserialise = reserialise || verdict.modified;
   }
-  if (reserialise) line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (reserialise) line = jsonrpc::serialize(message);
 
   std::lock_guard lock(mu_);
   last_activity_ = Clock::now();

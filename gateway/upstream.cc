@@ -107,16 +107,18 @@ asio::awaitable<void> ChildUpstream::writeQueued() {
 }
 
 asio::awaitable<void> ChildUpstream::readMessages() {
-  // Reads in 64 KiB chunks and splits them with memchr; a line that spans
-  // reads waits in `partial`. (asio::async_read_until on a string read 512
-  // bytes at a time and copied every line twice.)
-  std::vector<char> chunk(64 * 1024);
+  // Reads in chunks and splits them with memchr; a line that spans reads
+  // waits in `partial`. (asio::async_read_until on a string read 512 bytes at
+  // a time and copied every line twice.) The chunk starts small, so an idle
+  // session costs little, and doubles while reads fill it, up to 64 KiB.
+  std::vector<char> chunk(4 * 1024);
   std::string partial;
   bool over_limit = false;
   for (;;) {
     auto [ec, n] = co_await stdout_.async_read_some(asio::buffer(chunk), as_tuple(use_awaitable));
     if (ec) break;  // EOF, or closed by us
     const char* at = chunk.data();
+    const bool grow = n == chunk.size() && chunk.size() < 64 * 1024;
     const char* const end = chunk.data() + n;
     while (at < end) {
       const auto* nl = static_cast<const char*>(std::memchr(at, '\n', end - at));
@@ -141,6 +143,7 @@ asio::awaitable<void> ChildUpstream::readMessages() {
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
       callbacks_.on_message(std::move(line));
     }
+    if (grow) chunk.resize(chunk.size() * 2);  // after its bytes were used
     if (over_limit || partial.size() > options_.max_line_bytes) {
       log::error("server sent a message over the line limit; stopping it",
                  {{"server", options_.server}, {"limit", options_.max_line_bytes}});

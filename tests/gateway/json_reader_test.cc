@@ -27,6 +27,7 @@ void agree(const std::string& text) {
   if (!expected_ok) return;
   EXPECT_EQ(*got, expected) << text;
   EXPECT_EQ(got->dump(), expected.dump()) << text;  // same types: 1 vs 1.0, -0 vs 0
+  EXPECT_EQ(serialize(*got), expected.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 TEST(JsonReader, AgreesWithNlohmannOnEdgeCases) {
@@ -66,6 +67,26 @@ TEST(JsonReader, ParseErrorsSayWhere) {
   EXPECT_EQ(bad.error().code, kParseError);
   EXPECT_EQ(bad.error().message.find("Parse error at line 2, column 6: "), 0u)
       << bad.error().message;
+}
+
+// Strings the gateway builds itself may hold bytes that are not UTF-8: the
+// writer replaces them as nlohmann's dump does.
+TEST(JsonWriter, WritesWhatNlohmannWrites) {
+  std::vector<std::string> texts = {
+      "plain", "caf\xc3\xa9", "\xe2\x82\x41", "\xe2\x82", "\xe0\x80\x80", "\x80\x80x",
+      "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf0\x9f\x98\x80!", "\xff\xfe",
+      std::string("nul\0in", 6), "\x01\x1f\x7f\"\\/\b\f\n\r\t", "end\xc3"};
+  std::mt19937 random(7);
+  for (int i = 0; i < 3000; ++i) {
+    std::string bytes(1 + random() % 24, ' ');
+    for (char& c : bytes) c = static_cast<char>(random() % 4 == 0 ? random() % 256 : 'a');
+    texts.push_back(bytes);
+  }
+  for (const std::string& text : texts) {
+    const json value = {{"k" + text, text}, {"n", {1, -2, 2.5, true, nullptr}}};
+    ASSERT_EQ(serialize(value), value.dump(-1, ' ', false, json::error_handler_t::replace))
+        << ::testing::PrintToString(text);
+  }
 }
 
 // Mutations of real messages: bytes replaced, inserted and removed, drawn
