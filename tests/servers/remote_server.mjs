@@ -62,9 +62,14 @@ function newServer() {
       });
   server.tool('sample', 'Asks the client for sampling/createMessage and returns its text',
       {text: z.string()},
-      async ({text}) => {
+      async ({text}, extra) => {
+        // On the call's own stream, as the spec asks of a request that belongs
+        // to one: on the GET stream it would be lost whenever the tool ran
+        // before the gateway's GET was open (the SDK server drops messages
+        // for a stream that is not there), which made this test flaky.
         const answer = await server.server.createMessage(
-            {messages: [{role: 'user', content: {type: 'text', text}}], maxTokens: 10});
+            {messages: [{role: 'user', content: {type: 'text', text}}], maxTokens: 10},
+            {relatedRequestId: extra.requestId});
         return {content: [{type: 'text', text: `sampled: ${answer.content.text}`}]};
       });
   server.tool('progress', 'Sends one progress notification per step', {steps: z.number()},
