@@ -17,6 +17,7 @@
 #include <cstring>
 #include <string>
 
+#include "gateway/json_text.h"
 #include "gateway/jsonrpc.h"
 
 namespace mcpgate::gateway::jsonrpc {
@@ -170,30 +171,12 @@ class Reader {
     }
   }
 
-  // Eight bytes at a time: true if any is '"', '\\', a control character or
-  // not ASCII (the bytes that end a plain run).
-  static bool special8(std::uint64_t v) {
-    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-    const std::uint64_t quote = v ^ (kOnes * '"');
-    const std::uint64_t slash = v ^ (kOnes * '\\');
-    const std::uint64_t control = (v - kOnes * 0x20) & ~v;
-    return (((quote - kOnes) & ~quote) | ((slash - kOnes) & ~slash) | control | v) & kHigh;
-  }
-
-  static bool plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
 
   bool string(std::string& out) {
     ++p_;  // the opening quote
     for (;;) {
       const char* run = p_;
-      while (end_ - p_ >= 8) {
-        std::uint64_t v;
-        std::memcpy(&v, p_, 8);
-        if (special8(v)) break;
-        p_ += 8;
-      }
-      while (p_ < end_ && plain(static_cast<unsigned char>(*p_))) ++p_;
+      p_ = detail::plainRunEnd(p_, end_);
       out.append(run, p_);
       if (p_ == end_) return fail("unexpected end of input inside a string");
       const auto c = static_cast<unsigned char>(*p_);
@@ -214,30 +197,10 @@ class Reader {
   // One UTF-8 sequence (Unicode table 3-7: no overlong forms, no surrogates,
   // nothing above U+10FFFF), appended as it is.
   bool utf8(std::string& out) {
-    const auto* s = reinterpret_cast<const unsigned char*>(p_);
-    const std::size_t left = static_cast<std::size_t>(end_ - p_);
-    const unsigned char c = s[0];
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return fail("invalid UTF-8 byte in a string");
-    }
-    if (left < n) return fail("truncated UTF-8 sequence in a string");
-    if (s[1] < lo || s[1] > hi) return fail("invalid UTF-8 sequence in a string");
-    for (std::size_t i = 2; i < n; ++i) {
-      if (s[i] < 0x80 || s[i] > 0xBF) return fail("invalid UTF-8 sequence in a string");
-    }
-    out.append(p_, n);
+    const long n = detail::utf8Sequence(reinterpret_cast<const unsigned char*>(p_),
+                                        static_cast<std::size_t>(end_ - p_));
+    if (n <= 0) return fail("invalid UTF-8 sequence in a string");
+    out.append(p_, static_cast<std::size_t>(n));
     p_ += n;
     return true;
   }

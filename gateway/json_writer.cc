@@ -9,49 +9,11 @@
 #include <cstring>
 #include <string>
 
+#include "gateway/json_text.h"
 #include "gateway/jsonrpc.h"
 
 namespace mcpgate::gateway::jsonrpc {
 namespace {
-
-// True if any of the eight bytes is '"', '\\', a control character or not ASCII.
-bool special8(std::uint64_t v) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  const std::uint64_t quote = v ^ (kOnes * '"');
-  const std::uint64_t slash = v ^ (kOnes * '\\');
-  const std::uint64_t control = (v - kOnes * 0x20) & ~v;
-  return (((quote - kOnes) & ~quote) | ((slash - kOnes) & ~slash) | control | v) & kHigh;
-}
-
-// The UTF-8 sequence at s (Unicode table 3-7): its length when valid, else
-// minus the number of bytes nlohmann's decoder takes before it rejects (at
-// least one): those become one U+FFFD, and the byte that broke the sequence
-// is read again as the start of the next.
-long utf8Sequence(const unsigned char* s, std::size_t left) {
-  const unsigned char c = s[0];
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return -1;
-  }
-  for (std::size_t i = 1; i < n; ++i) {
-    if (i >= left) return -static_cast<long>(left);  // cut short by the end of the string
-    const bool ok = i == 1 ? s[i] >= lo && s[i] <= hi : s[i] >= 0x80 && s[i] <= 0xBF;
-    if (!ok) return -static_cast<long>(i);
-  }
-  return static_cast<long>(n);
-}
 
 void writeString(const std::string& text, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -60,22 +22,12 @@ void writeString(const std::string& text, std::string& out) {
   const char* const end = p + text.size();
   while (p < end) {
     const char* run = p;
-    while (end - p >= 8) {
-      std::uint64_t v;
-      std::memcpy(&v, p, 8);
-      if (special8(v)) break;
-      p += 8;
-    }
-    while (p < end) {
-      const auto c = static_cast<unsigned char>(*p);
-      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-      ++p;
-    }
+    p = detail::plainRunEnd(p, end);
     out.append(run, p);
     if (p == end) break;
     const auto c = static_cast<unsigned char>(*p);
     if (c >= 0x80) {
-      const long n = utf8Sequence(reinterpret_cast<const unsigned char*>(p),
+      const long n = detail::utf8Sequence(reinterpret_cast<const unsigned char*>(p),
                                   static_cast<std::size_t>(end - p));
       if (n > 0) {
         out.append(p, static_cast<std::size_t>(n));
