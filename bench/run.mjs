@@ -439,7 +439,7 @@ async function threadRuns() {
           for (const sessions of plan.concurrency.filter((c) => c > 1)) {
             const r = await load(target, {sessions, payload: 4096, duration: plan.duration,
               warmup: plan.warmup});
-            results.threads.push({threads, sessions, ...r});
+            results.threads.push({...r, threads, sessions});
             progress(`mcpgate-dlp with ${threads} thread(s), ${sessions} sessions: ${describe(r)}`);
           }
         });
