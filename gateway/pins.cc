@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -132,24 +134,70 @@ std::expected<std::unique_ptr<PinStore>, std::string> PinStore::open(const std::
   return std::unique_ptr<PinStore>(new PinStore(dir.string()));
 }
 
+PinStore::PinStore(std::string dir) : dir_(std::move(dir)) {
+  watch_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (watch_ < 0) return;
+  constexpr std::uint32_t kEvents = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                                    IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF |
+                                    IN_MOVE_SELF | IN_ONLYDIR;
+  if (::inotify_add_watch(watch_, dir_.c_str(), kEvents) < 0) {
+    ::close(watch_);
+    watch_ = -1;
+  }
+}
+
+PinStore::~PinStore() {
+  if (watch_ >= 0) ::close(watch_);
+}
+
+bool PinStore::directoryChanged() {
+  if (watch_ < 0) return true;
+  bool changed = false;
+  alignas(inotify_event) char events[4096];
+  for (;;) {
+    const ssize_t n = ::read(watch_, events, sizeof events);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EAGAIN: the queue is empty
+    changed = true;     // any event, and IN_Q_OVERFLOW too
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(events + at);
+      if ((event->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) != 0) {
+        // The directory itself went or moved: the watch no longer covers the
+        // path, so from now on every access stats the file.
+        ::close(watch_);
+        watch_ = -1;
+        return true;
+      }
+      at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+    }
+  }
+  return changed;
+}
+
 std::string PinStore::pathOf(const std::string& server) const {
   return dir_ + "/" + server + ".json";  // server names are [A-Za-z0-9_.-], never . or ..
 }
 
 std::expected<const std::optional<ServerPins>*, std::string> PinStore::current(
     const std::string& server) {
-  const std::string path = pathOf(server);
+  if (directoryChanged()) {
+    for (auto& [name, entry] : cache_) entry.fresh = false;
+  }
   Cached& cached = cache_[server];
+  if (cached.fresh) return &cached.pins;
+  const std::string path = pathOf(server);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) return std::unexpected("cannot read " + path + ": " + errnoText());
     cached = Cached{};
+    cached.fresh = watch_ >= 0;
     return &cached.pins;
   }
   const long long mtime =
       static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000LL + st.st_mtim.tv_nsec;
   if (cached.pins && cached.inode == st.st_ino && cached.size == st.st_size &&
       cached.mtime_ns == mtime) {
+    cached.fresh = watch_ >= 0;
     return &cached.pins;
   }
   std::ifstream in(path, std::ios::binary);
@@ -158,7 +206,7 @@ std::expected<const std::optional<ServerPins>*, std::string> PinStore::current(
   text << in.rdbuf();
   auto pins = parsePins(text.str(), path);
   if (!pins) return std::unexpected(pins.error());
-  cached = Cached{st.st_ino, st.st_size, mtime, std::move(*pins)};
+  cached = Cached{st.st_ino, st.st_size, mtime, std::move(*pins), watch_ >= 0};
   return &cached.pins;
 }
 

@@ -66,11 +66,28 @@ ChildUpstream::ChildUpstream(asio::any_io_executor executor, sandbox::Child chil
       stderr_(executor, child_.stderr_fd.release()),
       pidfd_(executor, ::fcntl(child_.pidfd.get(), F_DUPFD_CLOEXEC, 0)),
       kill_timer_(executor),
-      drain_timer_(executor) {}
+      drain_timer_(executor) {
+  // send() writes to the pipe directly when it can: never block the worker.
+  boost::system::error_code ignored;
+  stdin_.non_blocking(true, ignored);
+}
 
 void ChildUpstream::send(std::string message) {
   if (terminating_ || !stdin_.is_open()) return;
   message += '\n';
+  if (!writing_) {
+    // Nothing queued: write now. A message that fits the pipe is done in one
+    // write, without a coroutine and a trip through the reactor; the rest of
+    // one that does not waits for the pipe to drain, like any queued message.
+    boost::system::error_code ec;
+    const std::size_t n = stdin_.write_some(asio::buffer(message), ec);
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+      log::warn("cannot write to server", {{"server", options_.server}, {"error", ec.message()}});
+      return;  // as in writeQueued: the exit is reported through the pidfd
+    }
+    if (n == message.size()) return;
+    message.erase(0, n);
+  }
   outbox_bytes_ += message.size();
   if (outbox_bytes_ > options_.max_unread_bytes) {
     log::error("server stopped reading its input; stopping it",

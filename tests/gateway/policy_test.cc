@@ -219,6 +219,22 @@ TEST_F(PinStoreTest, ASecondStoreSeesTheFirstOnesWrites) {
   EXPECT_EQ(store_->callable("s", "a"), true);
 }
 
+TEST_F(PinStoreTest, SeesTheFileAfterItsDirectoryIsReplaced) {
+  // The store watches the directory for changes; an operator who moves it
+  // away and starts afresh must not leave the store answering from memory.
+  ASSERT_EQ(store_->check("s", json::array({tool("a", "one")})), std::vector<std::string>{});
+  ASSERT_EQ(store_->check("s", json::array({tool("a", "two")})), std::vector<std::string>{"a"});
+  ASSERT_EQ(store_->callable("s", "a"), false);
+  fs::rename(dir_ + "/state/pins", dir_ + "/state/pins.old");
+  auto fresh = PinStore::open(dir_ + "/state");  // makes a new, empty pins directory
+  ASSERT_TRUE(fresh);
+  ASSERT_EQ((*fresh)->check("s", json::array({tool("a", "two")})), std::vector<std::string>{});
+  EXPECT_EQ(store_->callable("s", "a"), true);
+  // And it keeps following the file from then on.
+  ASSERT_EQ((*fresh)->check("s", json::array({tool("a", "three")})), std::vector<std::string>{"a"});
+  EXPECT_EQ(store_->callable("s", "a"), false);
+}
+
 TEST_F(PinStoreTest, AnUnreadableFileIsAnErrorNotATrust) {
   ASSERT_EQ(store_->check("s", json::array({tool("a", "one")})), std::vector<std::string>{});
   std::ofstream(dir_ + "/state/pins/s.json") << "not json";
