@@ -580,6 +580,11 @@ function goals() {
       `${fmt(dlp)} calls/s = **${fmt(dlp / sg, 1)}×** supergateway (${fmt(sg)}), goal ≥ 10×: ` +
       `${verdict(dlp / sg >= 10)}; **${fmt(100 * dlp / bare)} %** of the bare Beast server ` +
       `(${fmt(bare)}), goal ≥ 60 %: ${verdict(dlp / bare >= 0.6)}.`);
+  const nodlp = best('mcpgate-nodlp');
+  if (Number.isFinite(nodlp) && nodlp > 0) {
+    lines.push(`  Without DLP mcpgate reaches ${fmt(nodlp)} calls/s, ${fmt(100 * nodlp / bare)} % ` +
+        'of bare: the share of the gap that relaying to a child process costs, as against scanning.');
+  }
   const half = (system) => results.latency.find((r) => r.system === system && r.fraction === 0.5);
   const d = half('direct');
   const g = half('mcpgate-dlp');
@@ -589,6 +594,14 @@ function goals() {
     lines.push(`- Added latency over direct at half of mcpgate-dlp's peak (${fmt(g.rate)} ` +
         `calls/s offered, ${g.sessions} sessions, 4 KiB): p50 **+${fmt(p50)} µs** (goal ≤ 50: ` +
         `${verdict(p50 <= 50)}), p99 **+${fmt(p99)} µs** (goal ≤ 250: ${verdict(p99 <= 250)}).`);
+    // The HTTP hop alone, with nothing relayed or scanned: what any HTTP
+    // front end adds over the pipes on this machine at the same load.
+    const b = half('bare');
+    if (b) {
+      lines.push(`  For scale: the bare Beast server, which answers itself (no child, no ` +
+          `scanning), adds p50 +${fmt(b.latency_us.p50 - d.latency_us.p50)} µs and p99 ` +
+          `+${fmt(b.latency_us.p99 - d.latency_us.p99)} µs over direct at the same load.`);
+    }
   }
   const idle = results.idle.find((r) => r.system === 'mcpgate-dlp');
   if (idle) {
