@@ -130,9 +130,13 @@ function rssKiB(pid) {
 // Starts a long-lived process; resolves once `ready(line)` returns a value
 // for a line of its stdout or stderr. Its output goes to a log file.
 async function startProcess(name, command, args, ready, {env, poll} = {}) {
+  // The process writes its output straight to its log file, which is read
+  // for the ready line: relaying it through this script would put Node.js on
+  // the cores being measured for every line (a DLP finding is a log line).
   const logFile = path.join(work, `${name}.log`);
-  const log = fs.openSync(logFile, 'a');
-  const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env});
+  const log = fs.openSync(logFile, 'a+');
+  let offset = fs.fstatSync(log).size;  // before the spawn: the child may write at once
+  const child = spawn(command, args, {stdio: ['ignore', log, log], env: env ?? process.env});
   children.add(child);
   let exited = null;
   child.on('exit', (code, signal) => {
@@ -141,19 +145,21 @@ async function startProcess(name, command, args, ready, {env, poll} = {}) {
   });
   let found = null;
   let partial = '';
-  const onData = (chunk) => {
-    fs.writeSync(log, chunk);
-    if (found) return;
+  const readLines = () => {
+    const size = fs.fstatSync(log).size;
+    if (size <= offset) return;
+    const chunk = Buffer.alloc(size - offset);
+    fs.readSync(log, chunk, 0, chunk.length, offset);
+    offset = size;
     partial += chunk.toString();
     const lines = partial.split('\n');
     partial = lines.pop();
     for (const line of lines) found ??= ready(line);
   };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
   const deadline = Date.now() + 30000;
   while (!found && !exited && Date.now() < deadline) {
-    if (poll) found = await poll();
+    readLines();
+    if (!found && poll) found = await poll();
     if (!found) await sleep(20);
   }
   if (!found) {
@@ -165,10 +171,11 @@ async function startProcess(name, command, args, ready, {env, poll} = {}) {
     pid: child.pid,
     value: found,
     async stop() {
-      if (exited) return;
-      child.kill('SIGTERM');
-      for (let i = 0; i < 500 && !exited; ++i) await sleep(20);
-      if (!exited) child.kill('SIGKILL');
+      if (!exited) {
+        child.kill('SIGTERM');
+        for (let i = 0; i < 500 && !exited; ++i) await sleep(20);
+        if (!exited) child.kill('SIGKILL');
+      }
       fs.closeSync(log);
     },
   };
