@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "gateway/json_text.h"
 #include "gateway/jsonrpc.h"
@@ -15,7 +16,7 @@
 namespace mcpgate::gateway::jsonrpc {
 namespace {
 
-void writeString(const std::string& text, std::string& out) {
+void writeString(std::string_view text, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   const char* p = text.data();
@@ -100,5 +101,9 @@ std::string serialize(const json& value) {
   writeValue(value, out);
   return out;
 }
+
+void appendSerialized(const json& value, std::string& out) { writeValue(value, out); }
+
+void appendString(std::string_view text, std::string& out) { writeString(text, out); }
 
 }  // namespace mcpgate::gateway::jsonrpc

@@ -51,6 +51,9 @@ struct ParseError {
 // The compact text of a value, exactly as value.dump(-1, ' ', false,
 // error_handler_t::replace) writes it, faster (gateway/json_writer.cc).
 [[nodiscard]] std::string serialize(const json& value);
+// The same, appended to `out`; and a string's JSON text (quoted, escaped).
+void appendSerialized(const json& value, std::string& out);
+void appendString(std::string_view text, std::string& out);
 
 // Classifies one message (not a batch) by its members.
 [[nodiscard]] Kind classify(const json& message);

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "gateway/jsonrpc.h"
+
 namespace mcpgate::gateway::log {
 namespace {
 
@@ -47,20 +49,28 @@ bool enabled(Level level) { return static_cast<int>(level) >= g_level.load(); }
 
 void write(Level level, std::string_view msg, const nlohmann::json& fields) {
   if (!enabled(level)) return;
-  nlohmann::ordered_json line;
-  line["time"] = timestamp();
-  line["level"] = kNames[static_cast<int>(level)];
-  line["msg"] = msg;
+  // The line is written out directly rather than built as a JSON object and
+  // dumped: a DLP finding is a line, and copying its fields cost more than
+  // writing them. Same text: time, level, msg, then the fields in order.
+  // Invalid UTF-8 from a child's stderr must not make the logger throw.
+  std::string text = "{\"time\":\"" + timestamp() + "\",\"level\":\"";
+  text += kNames[static_cast<int>(level)];
+  text += "\",\"msg\":";
+  jsonrpc::appendString(msg, text);
   if (fields.is_object()) {
-    for (const auto& [key, value] : fields.items()) {
+    for (const auto& [key, value] : fields.get_ref<const nlohmann::json::object_t&>()) {
       // A field must not pass itself off as the line's own time, level or message.
-      const bool reserved = key == "time" || key == "level" || key == "msg";
-      line[reserved ? "field_" + key : key] = value;
+      text += ',';
+      if (key == "time" || key == "level" || key == "msg") {
+        jsonrpc::appendString("field_" + key, text);
+      } else {
+        jsonrpc::appendString(key, text);
+      }
+      text += ':';
+      jsonrpc::appendSerialized(value, text);
     }
   }
-  // Invalid UTF-8 from a child's stderr must not make the logger throw.
-  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  text += '\n';
+  text += "}\n";
   // One write() per line: lines from several threads never interleave.
   const char* p = text.data();
   std::size_t left = text.size();

@@ -33,6 +33,17 @@ TEST(Log, LinesCarryTimeLevelMessageAndFields) {
   EXPECT_TRUE(lines[0]["time"].get<std::string>().ends_with("Z"));
 }
 
+TEST(Log, ALineIsCompactJsonInAFixedOrder) {
+  ::testing::internal::CaptureStderr();
+  warn("m \"quoted\"", {{"b", {{"c", json::array({true, nullptr, 1.5})}}}, {"a", "x\ny"}});
+  const std::string text = ::testing::internal::GetCapturedStderr();
+  // time, level, msg, then the fields by name; one line.
+  const std::string rest = R"(,"level":"warn","msg":"m \"quoted\"","a":"x\ny","b":{"c":[true,null,1.5]}})";
+  ASSERT_TRUE(text.starts_with(R"({"time":")")) << text;
+  EXPECT_TRUE(text.ends_with(rest + "\n")) << text;
+  EXPECT_EQ(text.find('\n'), text.size() - 1);
+}
+
 TEST(Log, LevelsBelowTheSetOneAreDropped) {
   ASSERT_TRUE(setLevel("warn"));
   auto lines = captured([] {
