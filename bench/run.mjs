@@ -2,6 +2,7 @@
 // server behind each system, the same native load generator, one run.
 //
 //   node bench/run.mjs [--smoke] [--build DIR] [--out FILE] [--plots DIR]
+//   node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] [--secrets] [--build DIR]
 //
 // Systems: direct (pipes, no HTTP), bare (a Beast server answering itself),
 // mcpgate without DLP and with the full shipped rule pack, supergateway, and
@@ -10,6 +11,12 @@
 // plots with gnuplot. --smoke runs every system for a fraction of a second and
 // writes to a temporary directory: CI runs it so the harness cannot rot; its
 // figures mean nothing.
+//
+// --ab compares two gateway binaries, for one optimisation: OTHER_MCPGATE
+// (say, a build of the commit before) and the build's own, each with the
+// full rule pack, 16 sessions, 4 KiB (--secrets: with secrets to redact),
+// alternating for N rounds (5), and prints the medians of calls/s and of the
+// gateway's CPU per call. It writes nothing.
 
 import {spawn, spawnSync} from 'node:child_process';
 import {setMaxListeners} from 'node:events';
@@ -27,7 +34,8 @@ const BEGIN = '<!-- bench/run.mjs: begin (generated; edit the harness, not this 
 const END = '<!-- bench/run.mjs: end -->';
 
 function parseArgs(argv) {
-  const options = {smoke: false, build: path.join(SOURCE_DIR, 'build'), out: null, plots: null};
+  const options = {smoke: false, build: path.join(SOURCE_DIR, 'build'), out: null, plots: null,
+    ab: null, rounds: 5, secrets: false};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -38,8 +46,14 @@ function parseArgs(argv) {
     else if (a === '--build') options.build = path.resolve(value());
     else if (a === '--out') options.out = path.resolve(value());
     else if (a === '--plots') options.plots = path.resolve(value());
+    else if (a === '--ab') options.ab = path.resolve(value());
+    else if (a === '--rounds') options.rounds = Number(value());
+    else if (a === '--secrets') options.secrets = true;
     else usage(`unknown argument ${a}`);
   }
+  if (!(Number.isInteger(options.rounds) && options.rounds > 0)) usage('--rounds wants a count');
+  if (options.ab && !fs.existsSync(options.ab)) usage(`--ab: no file ${options.ab}`);
+  if (options.ab) return options;
   if (!options.smoke) {
     options.out ??= path.join(SOURCE_DIR, 'bench/RESULTS.md');
     options.plots ??= path.join(SOURCE_DIR, 'bench/plots');
@@ -49,7 +63,8 @@ function parseArgs(argv) {
 
 function usage(why) {
   console.error(`bench/run.mjs: ${why}\nusage: node bench/run.mjs [--smoke] [--build DIR] ` +
-      '[--out FILE] [--plots DIR]');
+      '[--out FILE] [--plots DIR]\n       node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] ' +
+      '[--secrets] [--build DIR]');
   process.exit(2);
 }
 
@@ -212,13 +227,13 @@ function mcpgateConfig(name, {dlp}) {
   return file;
 }
 
-function mcpgateSystem(name, {dlp, threads}) {
+function mcpgateSystem(name, {dlp, threads, binary = BIN.mcpgate}) {
   return {
     name,
     async start() {
       const args = ['serve', '-c', mcpgateConfig(name, {dlp})];
       if (threads) args.push('--threads', String(threads));
-      const p = await startProcess(name, BIN.mcpgate, args,
+      const p = await startProcess(name, binary, args,
           portFrom(/"msg":"listening".*"address":"[^"]*:(\d+)"/));
       return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
     },
@@ -733,9 +748,12 @@ function plot() {
     'set title "latency against load, 16 sessions, 4 KiB"',
     'set xlabel "achieved calls per second"', 'set ylabel "latency (µs)"',
     'set logscale y 10',
+    // Each system in the colour it has in the throughput plot.
     'plot ' + ['direct', 'bare', 'mcpgate-dlp'].flatMap((s, i) => [
-      `${JSON.stringify(latencySeries[i])} using 1:2 with linespoints lw 2 title "${s} p50"`,
-      `${JSON.stringify(latencySeries[i])} using 1:3 with linespoints dt 2 title "${s} p99"`,
+      `${JSON.stringify(latencySeries[i])} using 1:2 with linespoints lw 2 ` +
+          `lc ${ALL_SYSTEMS.indexOf(s) + 1} title "${s} p50"`,
+      `${JSON.stringify(latencySeries[i])} using 1:3 with linespoints dt 2 ` +
+          `lc ${ALL_SYSTEMS.indexOf(s) + 1} title "${s} p99"`,
     ]).join(', '),
   ].join('\n');
   const run = spawnSync('gnuplot', [], {input: script});
@@ -743,6 +761,42 @@ function plot() {
 }
 
 // ---------------------------------------------------------------------------
+
+// Two gateway binaries, alternating (which goes first alternates too: on
+// this machine the first run after a pause is often the slower).
+async function abRuns() {
+  const binaries = [['other', options.ab], ['this build', BIN.mcpgate]];
+  const runs = new Map(binaries.map(([label]) => [label, []]));
+  for (let round = 0; round < options.rounds; ++round) {
+    const order = round % 2 === 0 ? binaries : [...binaries].reverse();
+    for (const [label, binary] of order) {
+      await withSystem(mcpgateSystem(`ab-${round}-${label.replace(' ', '-')}`,
+          {dlp: true, binary}), async (target) => {
+        const r = await load(target, {sessions: 16, payload: 4096, secrets: options.secrets,
+          duration: 3, warmup: 1});
+        const cpu = r.system_cpu_s * 1e6 / r.calls;
+        runs.get(label).push({calls: r.calls_per_s, cpu});
+        progress(`round ${round + 1}, ${label}: ${describe(r)}, ${fmt(cpu, 1)} µs CPU per call`);
+      });
+    }
+  }
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  for (const [label, binary] of binaries) {
+    const r = runs.get(label);
+    console.log(`${label} (${binary}): median ${fmt(median(r.map((x) => x.calls)))} calls/s, ` +
+        `${fmt(median(r.map((x) => x.cpu)), 1)} µs of gateway CPU per call ` +
+        `(${options.rounds} rounds, 16 sessions, 4 KiB${options.secrets ? ' with secrets' : ''})`);
+  }
+}
+
+if (options.ab) {
+  await abRuns();
+  process.exit(0);
+}
 
 const command = options.smoke ? 'node bench/run.mjs --smoke' : 'bash bench/run.sh';
 progress(`work dir ${work}; ${options.smoke ? 'smoke run' : 'full run'}`);
