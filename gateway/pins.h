@@ -15,9 +15,10 @@
 // restart: an inotify watch on the directory says when anything in it
 // changed (then the file is stat'ed, and re-read if it is another), so the
 // common access costs one read of an empty inotify queue instead of a path
-// lookup. Without inotify (no instance left) every access stats the file. Writes go to a temporary file renamed over
-// the old one (0600, directory 0700), under an flock on the directory so the
-// gateway and the CLI do not lose each other's updates.
+// lookup. Without inotify (no instance left) every access stats the file.
+// Writes go to a temporary file renamed over the old one (0600, directory
+// 0700), under an flock on the directory so the gateway and the CLI do not
+// lose each other's updates.
 
 #include <sys/types.h>
 
