@@ -208,6 +208,19 @@ TEST(Gateway, AServerThatStopsReadingIsStoppedNotBufferedForever) {
   EXPECT_TRUE(waitUntil([&] { return gw.post("test", note, sid).status == 404; }, 5s));
 }
 
+TEST(Gateway, MessagesLargerThanThePipeArriveWhole) {
+  // A pipe holds 64 KiB: the gateway writes what it takes at once and queues
+  // the rest, and the server must still read each message as one whole line.
+  Gateway gw(config());
+  std::string sid = gw.initialize("test");
+  for (const std::size_t size : {std::size_t{300} * 1024, std::size_t{100},
+                                 std::size_t{200} * 1024 + 7}) {
+    std::string big(size, 'a');
+    for (std::size_t i = 0; i < size; i += 997) big[i] = static_cast<char>('b' + i % 20);
+    EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", big}})), big) << size << " bytes";
+  }
+}
+
 TEST(Gateway, OversizeBodyIs413) {
   Gateway gw(config("limits: {max_body_bytes: 1KiB}\n"));
   std::string sid = gw.initialize("test");
