@@ -780,11 +780,7 @@ async function abRuns() {
       });
     }
   }
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
+  const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
   for (const [label, binary] of binaries) {
     const r = runs.get(label);
     console.log(`${label} (${binary}): median ${fmt(median(r.map((x) => x.calls)))} calls/s, ` +
