@@ -3,26 +3,41 @@
 // logic as mcp_echo_server: what an HTTP MCP endpoint costs with no gateway,
 // no child process and no pipes.
 //
+// With --relay CMD it answers nothing itself: each connection (the load
+// generator opens one per MCP session) gets its own child CMD, every POST body
+// goes to the child's stdin as one line, and a request's answer is the next
+// line on the child's stdout. No parsing, no checks, no sandbox: the least
+// work any stdio-to-HTTP gateway does per call, so the ceiling for one.
+//
 // Shaped like mcpgate's own server for a fair comparison: one io_context run
 // by N threads, one coroutine per connection (its operations never overlap,
 // so no strand is needed), error codes rather than exceptions on the I/O
 // path, a reused read buffer and the same 64 MiB body limit.
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/read_until.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -47,7 +62,55 @@ constexpr auto kUse = asio::as_tuple(asio::use_awaitable);
 constexpr std::uint64_t kBodyLimit = 64ull << 20;
 constexpr std::size_t kReadChunk = 64 * 1024;
 
-void usage() { std::fputs("usage: mcp_bare_server [--listen HOST:PORT] [--threads N]\n", stderr); }
+void usage() {
+  std::fputs("usage: mcp_bare_server [--listen HOST:PORT] [--threads N] [--relay CMD]\n", stderr);
+}
+
+extern "C" char** environ;
+
+// --relay: the command each connection's child runs; empty: answer in-process.
+std::string g_relay;
+
+// A connection's child: its stdin and stdout, and what was read past the last
+// line. Closing stdin (the destructor) ends it; SIGCHLD is ignored, so the
+// kernel reaps it.
+struct RelayChild {
+  asio::posix::stream_descriptor in;
+  asio::posix::stream_descriptor out;
+  std::string read;
+
+  explicit RelayChild(const asio::any_io_executor& executor) : in(executor), out(executor) {}
+
+  bool start() {
+    int to_child[2], from_child[2];
+    if (::pipe2(to_child, O_CLOEXEC) != 0) return false;
+    if (::pipe2(from_child, O_CLOEXEC) != 0) {
+      ::close(to_child[0]);
+      ::close(to_child[1]);
+      return false;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+    char* argv[] = {g_relay.data(), nullptr};
+    pid_t pid = -1;
+    const int failed = ::posix_spawn(&pid, g_relay.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    in.assign(to_child[1]);
+    out.assign(from_child[0]);
+    return failed == 0;
+  }
+};
+
+// Whether the client waits for an answer to this body: a request has an id,
+// a notification has none. Enough for the load generator's messages.
+bool expectsAnswer(std::string_view body) {
+  return body.find("\"id\"") != std::string_view::npos &&
+         body.find("\"method\":\"notifications/") == std::string_view::npos;
+}
 
 std::string randomHex() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -69,6 +132,7 @@ awaitable<void> serve(tcp::socket socket) {
   // Kept across requests so their strings keep their capacity.
   http::request<http::string_body> request;
   std::string answer;
+  std::optional<RelayChild> child;
   for (;;) {
     request.clear();
     request.body().clear();
@@ -82,7 +146,33 @@ awaitable<void> serve(tcp::socket socket) {
     response.version(request.version());
     response.keep_alive(request.keep_alive());
     answer.clear();
-    if (request.method() == http::verb::post && request.target().starts_with("/mcp")) {
+    if (request.method() == http::verb::post && request.target().starts_with("/mcp") &&
+        !g_relay.empty()) {
+      if (!child) {
+        child.emplace(socket.get_executor());
+        if (!child->start()) break;
+      }
+      // One line per message; a newline in a JSON body is whitespace.
+      std::string& body = request.body();
+      std::replace(body.begin(), body.end(), '\n', ' ');
+      body += '\n';
+      const asio::const_buffer message = asio::buffer(body);
+      auto [in_ec, in_n] = co_await asio::async_write(child->in, message, kUse);
+      if (in_ec) break;
+      if (expectsAnswer(body)) {
+        auto read = asio::dynamic_buffer(child->read);
+        auto [out_ec, line_n] = co_await asio::async_read_until(child->out, read, '\n', kUse);
+        if (out_ec) break;
+        answer.assign(child->read, 0, line_n - 1);
+        child->read.erase(0, line_n);
+        response.result(http::status::ok);
+        response.set(http::field::content_type, "application/json");
+        if (body.find("\"method\":\"initialize\"") != std::string::npos)
+          response.set("Mcp-Session-Id", randomHex());
+      } else {
+        response.result(http::status::accepted);
+      }
+    } else if (request.method() == http::verb::post && request.target().starts_with("/mcp")) {
       const mcpgate::bench::Handled handled = mcpgate::bench::appendAnswer(request.body(), answer);
       if (handled.answered) {
         response.result(http::status::ok);
@@ -141,6 +231,8 @@ int main(int argc, char** argv) {
     const std::string_view arg = argv[i];
     if (arg == "--listen" && i + 1 < argc) {
       listen = argv[++i];
+    } else if (arg == "--relay" && i + 1 < argc) {
+      g_relay = argv[++i];
     } else if (arg == "--threads" && i + 1 < argc) {
       const std::string_view v = argv[++i];
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), threads);
@@ -178,6 +270,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   raiseDescriptorLimit();
+  if (!g_relay.empty()) {
+    if (::access(g_relay.c_str(), X_OK) != 0) {
+      std::fprintf(stderr, "mcp_bare_server: --relay %s: not an executable\n", g_relay.c_str());
+      return 2;
+    }
+    std::signal(SIGCHLD, SIG_IGN);  // children are reaped by the kernel
+    std::signal(SIGPIPE, SIG_IGN);  // a child that died is an error on its pipe
+  }
 
   asio::io_context io(static_cast<int>(threads));
   tcp::acceptor acceptor(io);

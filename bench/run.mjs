@@ -5,7 +5,9 @@
 //   node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] [--secrets] [--build DIR]
 //
 // Systems: direct (pipes, no HTTP), bare (a Beast server answering itself),
-// mcpgate without DLP and with the full shipped rule pack, supergateway, and
+// relay (the same server relaying each body to a child echo server per
+// session over pipes, parsing nothing: the ceiling for any stdio-to-HTTP
+// gateway), mcpgate without DLP and with the full shipped rule pack, supergateway, and
 // the official SDK client through mcpgate against server-everything. It
 // writes its section of bench/RESULTS.md (between the markers below) and PNG
 // plots with gnuplot. --smoke runs every system for a fraction of a second and
@@ -255,6 +257,14 @@ const SYSTEMS = {
       return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
     },
   },
+  relay: {
+    name: 'relay',
+    async start() {
+      const p = await startProcess('relay', BIN.bare,
+          ['--listen', '127.0.0.1:0', '--relay', BIN.echo], portFrom(/^listening [^ ]*:(\d+)/));
+      return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
+    },
+  },
   'mcpgate-nodlp': mcpgateSystem('mcpgate-nodlp', {dlp: false}),
   'mcpgate-dlp': mcpgateSystem('mcpgate-dlp', {dlp: true}),
   supergateway: {
@@ -362,8 +372,9 @@ const SMOKE = {
   sdkSeconds: 0.3,
 };
 const plan = options.smoke ? SMOKE : FULL;
-const HTTP_SYSTEMS = ['bare', 'mcpgate-nodlp', 'mcpgate-dlp', 'supergateway'];
+const HTTP_SYSTEMS = ['bare', 'relay', 'mcpgate-nodlp', 'mcpgate-dlp', 'supergateway'];
 const ALL_SYSTEMS = ['direct', ...HTTP_SYSTEMS];
+const LATENCY_SYSTEMS = ['direct', 'bare', 'relay', 'mcpgate-dlp'];
 
 const results = {
   throughput: [],  // {system, sessions, payload, secrets, ...loadgen result}
@@ -439,7 +450,7 @@ function peak(system, sessions, payload = 4096) {
 async function latencyRuns() {
   const sessions = plan.payloadSessions;
   const top = peak('mcpgate-dlp', sessions);
-  for (const name of ['direct', 'bare', 'mcpgate-dlp']) {
+  for (const name of LATENCY_SYSTEMS) {
     await withSystem(SYSTEMS[name], async (target) => {
       for (const fraction of plan.loadFractions) {
         const rate = Math.max(1, top * fraction);
@@ -609,6 +620,14 @@ function goals() {
     lines.push(`  Without DLP mcpgate reaches ${fmt(nodlp)} calls/s, ${fmt(100 * nodlp / bare)} % ` +
         'of bare: the share of the gap that relaying to a child process costs, as against scanning.');
   }
+  const relay = best('relay');
+  if (Number.isFinite(relay) && relay > 0) {
+    lines.push(`  The ceiling for any gateway that relays to a stdio server: the bare server ` +
+        `relaying each body to a child over pipes, parsing and checking nothing, reaches ` +
+        `${fmt(relay)} calls/s, **${fmt(100 * relay / bare)} %** of bare; mcpgate with the full ` +
+        `pack reaches **${fmt(100 * dlp / relay)} %** of that ceiling, without DLP ` +
+        `${fmt(100 * nodlp / relay)} %.`);
+  }
   const half = (system) => results.latency.find((r) => r.system === system && r.fraction === 0.5);
   const d = half('direct');
   const g = half('mcpgate-dlp');
@@ -625,6 +644,12 @@ function goals() {
       lines.push(`  For scale: the bare Beast server, which answers itself (no child, no ` +
           `scanning), adds p50 ${delta(b.latency_us.p50 - d.latency_us.p50)} µs and p99 ` +
           `${delta(b.latency_us.p99 - d.latency_us.p99)} µs over direct at the same load.`);
+    }
+    const r = half('relay');
+    if (r) {
+      lines.push(`  The relay (the HTTP hop and the pipe hop, nothing parsed) adds p50 ` +
+          `${delta(r.latency_us.p50 - d.latency_us.p50)} µs and p99 ` +
+          `${delta(r.latency_us.p99 - d.latency_us.p99)} µs over direct at the same load.`);
     }
   }
   const idle = results.idle.find((r) => r.system === 'mcpgate-dlp');
@@ -732,7 +757,7 @@ function plot() {
       results.throughput.filter((r) => r.system === system && r.payload === 4096 && !r.secrets && !r.failed &&
           plan.concurrency.includes(r.sessions)).sort((a, b) => a.sessions - b.sessions)
           .map((r) => [r.sessions, r.calls_per_s])));
-  const latencySeries = ['direct', 'bare', 'mcpgate-dlp'].map((system) => data(
+  const latencySeries = LATENCY_SYSTEMS.map((system) => data(
       `lat-${system}.dat`, results.latency.filter((r) => r.system === system)
           .map((r) => [r.calls_per_s, r.latency_us.p50, r.latency_us.p99, r.latency_us.p999])));
   const script = [
@@ -749,7 +774,7 @@ function plot() {
     'set xlabel "achieved calls per second"', 'set ylabel "latency (µs)"',
     'set logscale y 10',
     // Each system in the colour it has in the throughput plot.
-    'plot ' + ['direct', 'bare', 'mcpgate-dlp'].flatMap((s, i) => [
+    'plot ' + LATENCY_SYSTEMS.flatMap((s, i) => [
       `${JSON.stringify(latencySeries[i])} using 1:2 with linespoints lw 2 ` +
           `lc ${ALL_SYSTEMS.indexOf(s) + 1} title "${s} p50"`,
       `${JSON.stringify(latencySeries[i])} using 1:3 with linespoints dt 2 ` +
