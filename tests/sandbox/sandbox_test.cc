@@ -600,11 +600,14 @@ TEST(Spawn, SigtermReachesTheServerThroughInit) {
   SpawnSpec spec;
   spec.name = "term";
   spec.command = "python3";
+  // Short sleeps, not one long one: Python runs a handler between bytecodes,
+  // so a SIGTERM that lands after its last check and before a sleep starts
+  // would wait for that sleep to end (this test once failed so, under load).
   spec.args = {"-c",
                "import signal, sys, time\n"
                "signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n"
                "print('ready', flush=True)\n"
-               "time.sleep(60)\n"};
+               "for _ in range(1200): time.sleep(0.05)\n"};
   SandboxPolicy policy;
   policy.arg_deny.clear();  // the script has newlines; this test is about signals
   policy.on_unavailable = OnUnavailable::kDegrade;
