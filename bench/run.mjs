@@ -2,7 +2,8 @@
 // server behind each system, the same native load generator, one run.
 //
 //   node bench/run.mjs [--smoke] [--build DIR] [--out FILE] [--plots DIR]
-//   node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] [--secrets] [--build DIR]
+//   node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] [--secrets] [--rate R] [--build DIR]
+//   node bench/run.mjs --compare SYSTEM,... [--rounds N] [--secrets] [--rate R] [--build DIR]
 //
 // Systems: direct (pipes, no HTTP), bare (a Beast server answering itself),
 // relay (the same server relaying each body to a child echo server per
@@ -18,9 +19,13 @@
 // (say, a build of the commit before) and the build's own, each with the
 // full rule pack, 16 sessions, 4 KiB (--secrets: with secrets to redact),
 // alternating for N rounds (5), and prints the medians of calls/s and of the
-// gateway's CPU per call. It writes nothing.
+// gateway's CPU per call. --compare does the same for systems of the full run
+// by name (say bare,relay,mcpgate-dlp), with each one's share of the first
+// one's calls/s: the ratios of the goals, measured in alternation. --rate
+// offers R calls/s in total instead of a closed loop (for latency at a given
+// load). Neither writes anything.
 
-import {spawn, spawnSync} from 'node:child_process';
+import {spawn} from 'node:child_process';
 import {setMaxListeners} from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,13 +36,14 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+import {children, portFrom, rssKiB, sleep, startProcess, treeCpu} from './processes.mjs';
+import {fmt, plot, report, writeResults} from './report.mjs';
+
 const SOURCE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BEGIN = '<!-- bench/run.mjs: begin (generated; edit the harness, not this section) -->';
-const END = '<!-- bench/run.mjs: end -->';
 
 function parseArgs(argv) {
   const options = {smoke: false, build: path.join(SOURCE_DIR, 'build'), out: null, plots: null,
-    ab: null, rounds: 5, secrets: false};
+    ab: null, compare: null, rounds: 5, secrets: false, rate: 0};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -49,13 +55,17 @@ function parseArgs(argv) {
     else if (a === '--out') options.out = path.resolve(value());
     else if (a === '--plots') options.plots = path.resolve(value());
     else if (a === '--ab') options.ab = path.resolve(value());
+    else if (a === '--compare') options.compare = value().split(',');
     else if (a === '--rounds') options.rounds = Number(value());
     else if (a === '--secrets') options.secrets = true;
+    else if (a === '--rate') options.rate = Number(value());
     else usage(`unknown argument ${a}`);
   }
   if (!(Number.isInteger(options.rounds) && options.rounds > 0)) usage('--rounds wants a count');
+  if (!(options.rate >= 0)) usage('--rate wants calls per second');
   if (options.ab && !fs.existsSync(options.ab)) usage(`--ab: no file ${options.ab}`);
-  if (options.ab) return options;
+  if (options.ab && options.compare) usage('--ab or --compare, not both');
+  if (options.ab || options.compare) return options;
   if (!options.smoke) {
     options.out ??= path.join(SOURCE_DIR, 'bench/RESULTS.md');
     options.plots ??= path.join(SOURCE_DIR, 'bench/plots');
@@ -66,6 +76,8 @@ function parseArgs(argv) {
 function usage(why) {
   console.error(`bench/run.mjs: ${why}\nusage: node bench/run.mjs [--smoke] [--build DIR] ` +
       '[--out FILE] [--plots DIR]\n       node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] ' +
+      '[--secrets] [--rate R] [--build DIR]\n       node bench/run.mjs --compare SYSTEM,... ' +
+      '[--rounds N] [--rate R] ' +
       '[--secrets] [--build DIR]');
   process.exit(2);
 }
@@ -91,118 +103,16 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-bench-'));
 // A smoke run's report goes with its work directory unless told otherwise.
 options.out ??= path.join(work, 'RESULTS.md');
 options.plots ??= path.join(work, 'plots');
-const children = new Set();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
   fs.rmSync(work, {recursive: true, force: true});
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const started = Date.now();
 function progress(text) {
   const s = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
   process.stderr.write(`[${s} s] ${text}\n`);
-}
-
-// ---------------------------------------------------------------------------
-// Processes and their CPU time.
-
-const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim()) || 100;
-
-// CPU seconds of a process and every live descendant, counting the children
-// each of them has reaped: the delta of two readings is what the tree used.
-function treeCpu(root) {
-  const parents = new Map();
-  const times = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;  // gone meanwhile
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    parents.set(Number(entry), Number(fields[1]));
-    times.set(Number(entry), fields.slice(11, 15).reduce((sum, f) => sum + Number(f), 0));
-  }
-  let total = 0;
-  for (const [pid, ticks] of times) {
-    for (let p = pid; p > 1; p = parents.get(p) ?? 0) {
-      if (p === root) {
-        total += ticks;
-        break;
-      }
-    }
-  }
-  return total / TICKS;
-}
-
-function rssKiB(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
-}
-
-// Starts a long-lived process; resolves once `ready(line)` returns a value
-// for a line of its stdout or stderr. Its output goes to a log file.
-async function startProcess(name, command, args, ready, {env, poll} = {}) {
-  // The process writes its output straight to its log file, which is read
-  // for the ready line: relaying it through this script would put Node.js on
-  // the cores being measured for every line (a DLP finding is a log line).
-  const logFile = path.join(work, `${name}.log`);
-  const log = fs.openSync(logFile, 'a+');
-  let offset = fs.fstatSync(log).size;  // before the spawn: the child may write at once
-  const child = spawn(command, args, {stdio: ['ignore', log, log], env: env ?? process.env});
-  children.add(child);
-  let exited = null;
-  child.on('exit', (code, signal) => {
-    exited = {code, signal};
-    children.delete(child);
-  });
-  let found = null;
-  let partial = '';
-  const readLines = () => {
-    const size = fs.fstatSync(log).size;
-    if (size <= offset) return;
-    const chunk = Buffer.alloc(size - offset);
-    fs.readSync(log, chunk, 0, chunk.length, offset);
-    offset = size;
-    partial += chunk.toString();
-    const lines = partial.split('\n');
-    partial = lines.pop();
-    for (const line of lines) found ??= ready(line);
-  };
-  const deadline = Date.now() + 30000;
-  while (!found && !exited && Date.now() < deadline) {
-    readLines();
-    if (!found && poll) found = await poll();
-    if (!found) await sleep(20);
-  }
-  if (!found) {
-    child.kill('SIGKILL');
-    throw new Error(`${name} did not start (${exited ? `exited ${JSON.stringify(exited)}` :
-        'no ready line in 30 s'}); its log:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
-  }
-  return {
-    pid: child.pid,
-    value: found,
-    async stop() {
-      if (!exited) {
-        child.kill('SIGTERM');
-        for (let i = 0; i < 500 && !exited; ++i) await sleep(20);
-        if (!exited) child.kill('SIGKILL');
-      }
-      fs.closeSync(log);
-    },
-  };
-}
-
-function portFrom(regex) {
-  return (line) => {
-    const m = regex.exec(line);
-    return m ? Number(m[1]) : null;
-  };
 }
 
 // ---------------------------------------------------------------------------
@@ -236,7 +146,20 @@ function mcpgateSystem(name, {dlp, threads, binary = BIN.mcpgate}) {
       const args = ['serve', '-c', mcpgateConfig(name, {dlp})];
       if (threads) args.push('--threads', String(threads));
       const p = await startProcess(name, binary, args,
-          portFrom(/"msg":"listening".*"address":"[^"]*:(\d+)"/));
+          portFrom(/"msg":"listening".*"address":"[^"]*:(\d+)"/), {logDir: work});
+      return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
+    },
+  };
+}
+
+// The bare Beast server answering itself, or with --relay passing each body
+// to a child echo server per session.
+function bareSystem(name, args = []) {
+  return {
+    name,
+    async start() {
+      const p = await startProcess(name, BIN.bare, ['--listen', '127.0.0.1:0', ...args],
+          portFrom(/^listening [^ ]*:(\d+)/), {logDir: work});
       return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
     },
   };
@@ -249,22 +172,8 @@ const SYSTEMS = {
       return {direct: BIN.echo, stop: async () => {}};
     },
   },
-  bare: {
-    name: 'bare',
-    async start() {
-      const p = await startProcess('bare', BIN.bare, ['--listen', '127.0.0.1:0'],
-          portFrom(/^listening [^ ]*:(\d+)/));
-      return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
-    },
-  },
-  relay: {
-    name: 'relay',
-    async start() {
-      const p = await startProcess('relay', BIN.bare,
-          ['--listen', '127.0.0.1:0', '--relay', BIN.echo], portFrom(/^listening [^ ]*:(\d+)/));
-      return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
-    },
-  },
+  bare: bareSystem('bare'),
+  relay: bareSystem('relay', ['--relay', BIN.echo]),
   'mcpgate-nodlp': mcpgateSystem('mcpgate-nodlp', {dlp: false}),
   'mcpgate-dlp': mcpgateSystem('mcpgate-dlp', {dlp: true}),
   supergateway: {
@@ -275,7 +184,7 @@ const SYSTEMS = {
           [BIN.supergateway, '--stdio', BIN.echo, '--outputTransport', 'streamableHttp',
             '--port', String(port), '--stateful', '--logLevel', 'none',
             '--healthEndpoint', '/healthz'],
-          () => null, {poll: async () => {
+          () => null, {logDir: work, poll: async () => {
             try {
               return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? port : null;
             } catch {
@@ -548,7 +457,7 @@ async function sdkRuns() {
     '',
   ].join('\n'));
   const gateway = await startProcess('mcpgate-sdk', BIN.mcpgate, ['serve', '-c', config],
-      portFrom(/"msg":"listening".*"address":"[^"]*:(\d+)"/));
+      portFrom(/"msg":"listening".*"address":"[^"]*:(\d+)"/), {logDir: work});
   try {
     const url = new URL(`http://127.0.0.1:${gateway.value}/mcp/everything`);
     for (const clients of options.smoke ? [1] : [1, 16]) {
@@ -570,252 +479,50 @@ async function sdkRuns() {
 }
 
 // ---------------------------------------------------------------------------
-// Report: tables in RESULTS.md, plots with gnuplot.
 
-const fmt = (n, digits = 0) => Number(n).toLocaleString('en-US',
-    {minimumFractionDigits: digits, maximumFractionDigits: digits});
-// A difference, with its sign: +12, −3.
-const delta = (n) => (n < 0 ? `−${fmt(-n)}` : `+${fmt(n)}`);
-const sizeName = (b) => (b >= 1048576 ? `${b / 1048576} MiB` : b >= 1024 ? `${b / 1024} KiB` :
-                                                                            `${b} B`);
-
-function cpuCells(r) {
-  if (r.system_cpu_s === undefined) {
-    // direct: the echo servers are the load generator's children.
-    return [fmt(r.children_cpu_s / r.duration_s, 2), fmt(r.children_cpu_s / r.calls * 1e6, 1)];
-  }
-  return [fmt(r.system_cpu_s / r.duration_s, 2), fmt(r.system_cpu_s / r.calls * 1e6, 1)];
-}
-
-function table(header, rows) {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- ').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
-}
-
-function latencyCells(l) {
-  return [l.p50, l.p90, l.p99, l.p999, l.max].map((v) => fmt(v));
-}
-
-function machine() {
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  return `${os.cpus().length} × ${cpu}, ${fmt(os.totalmem() / 2 ** 30)} GiB, ` +
-      `Linux ${os.release()}, Node.js ${process.versions.node}`;
-}
-
-function goals() {
-  const lines = [];
-  const sessionsFor = plan.concurrency.includes(256) ? 256 : plan.concurrency.at(-1);
-  const best = (system) => Math.max(...results.throughput.filter((r) => r.system === system &&
-      r.payload === 4096 && !r.secrets && !r.failed).map((r) => r.calls_per_s));
-  const dlp = best('mcpgate-dlp');
-  const sg = best('supergateway');
-  const bare = best('bare');
-  const verdict = (ok) => (ok ? '**met**' : '**not met**');
-  lines.push(`- Throughput with the full DLP pack (4 KiB, best of 1/16/256 sessions): ` +
-      `${fmt(dlp)} calls/s = **${fmt(dlp / sg, 1)}×** supergateway (${fmt(sg)}), goal ≥ 10×: ` +
-      `${verdict(dlp / sg >= 10)}; **${fmt(100 * dlp / bare)} %** of the bare Beast server ` +
-      `(${fmt(bare)}), goal ≥ 60 %: ${verdict(dlp / bare >= 0.6)}.`);
-  const nodlp = best('mcpgate-nodlp');
-  if (Number.isFinite(nodlp) && nodlp > 0) {
-    lines.push(`  Without DLP mcpgate reaches ${fmt(nodlp)} calls/s, ${fmt(100 * nodlp / bare)} % ` +
-        'of bare: the share of the gap that relaying to a child process costs, as against scanning.');
-  }
-  const relay = best('relay');
-  if (Number.isFinite(relay) && relay > 0) {
-    lines.push(`  The ceiling for any gateway that relays to a stdio server: the bare server ` +
-        `relaying each body to a child over pipes, parsing and checking nothing, reaches ` +
-        `${fmt(relay)} calls/s, **${fmt(100 * relay / bare)} %** of bare; mcpgate with the full ` +
-        `pack reaches **${fmt(100 * dlp / relay)} %** of that ceiling, without DLP ` +
-        `${fmt(100 * nodlp / relay)} %.`);
-  }
-  const half = (system) => results.latency.find((r) => r.system === system && r.fraction === 0.5);
-  const d = half('direct');
-  const g = half('mcpgate-dlp');
-  if (d && g) {
-    const p50 = g.latency_us.p50 - d.latency_us.p50;
-    const p99 = g.latency_us.p99 - d.latency_us.p99;
-    lines.push(`- Added latency over direct at half of mcpgate-dlp's peak (${fmt(g.rate)} ` +
-        `calls/s offered, ${g.sessions} sessions, 4 KiB): p50 **${delta(p50)} µs** (goal ≤ 50: ` +
-        `${verdict(p50 <= 50)}), p99 **${delta(p99)} µs** (goal ≤ 250: ${verdict(p99 <= 250)}).`);
-    // The HTTP hop alone, with nothing relayed or scanned: what any HTTP
-    // front end adds over the pipes on this machine at the same load.
-    const b = half('bare');
-    if (b) {
-      lines.push(`  For scale: the bare Beast server, which answers itself (no child, no ` +
-          `scanning), adds p50 ${delta(b.latency_us.p50 - d.latency_us.p50)} µs and p99 ` +
-          `${delta(b.latency_us.p99 - d.latency_us.p99)} µs over direct at the same load.`);
-    }
-    const r = half('relay');
-    if (r) {
-      lines.push(`  The relay (the HTTP hop and the pipe hop, nothing parsed) adds p50 ` +
-          `${delta(r.latency_us.p50 - d.latency_us.p50)} µs and p99 ` +
-          `${delta(r.latency_us.p99 - d.latency_us.p99)} µs over direct at the same load.`);
-    }
-  }
-  const idle = results.idle.find((r) => r.system === 'mcpgate-dlp');
-  if (idle) {
-    lines.push(`- An idle session costs **${fmt(idle.per_session_kib, 1)} KiB** of gateway RSS ` +
-        `(${idle.sessions} sessions), goal ≤ 64 KiB: ${verdict(idle.per_session_kib <= 64)}.`);
-  }
-  const t = (threads) => results.threads.find((r) => r.threads === threads &&
-      r.sessions === sessionsFor);
-  const counts = [...new Set(results.threads.map((r) => r.threads))].sort((a, b) => a - b);
-  if (counts.length > 1) {
-    const first = t(counts[0]);
-    const last = t(counts.at(-1));
-    lines.push(`- Scaling with worker threads (${sessionsFor} sessions): ${counts[0]} thread ` +
-        `${fmt(first.calls_per_s)} calls/s, ${counts.at(-1)} threads ${fmt(last.calls_per_s)} ` +
-        `(×${fmt(last.calls_per_s / first.calls_per_s, 2)} on ${os.cpus().length} cores shared ` +
-        'with the load generator and the echo servers).');
-  }
-  return lines.join('\n');
-}
-
-function report(command) {
-  const parts = [];
-  parts.push(`## Gateways compared (issue 6)\n\nCommand: \`${command}\` ` +
-      `(${new Date().toISOString().slice(0, 10)}, ${machine()}). One run; every system ` +
-      'serves the same native echo MCP server (`bench/mcp_echo_server`) to the same load ' +
-      'generator (`bench/mcp_loadgen`: one keep-alive connection per MCP session, ' +
-      'initialize, then tools/call in a closed loop, every answer checked against its ' +
-      'request). The load generator runs on the same cores as the system measured. ' +
-      '"system CPU" is the CPU time of the system\'s process tree (the gateway and the ' +
-      'servers it spawned) during the measured window, in cores and per call.' +
-      (options.smoke ? '\n\n**Smoke run: these figures mean nothing.**' : ''));
-  parts.push(`### Goals\n\n${goals()}`);
-
-  const throughputRows = results.throughput.filter((r) => r.payload === 4096 && !r.secrets && !r.failed &&
-      plan.concurrency.includes(r.sessions));
-  parts.push('### Throughput against concurrency (4 KiB arguments and results)\n\n' +
-      '![throughput](plots/throughput.png)\n\n' +
-      table(['system', 'sessions', 'calls/s', 'p50 µs', 'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs',
-        'system CPU (cores)', 'CPU µs per call', 'load generator CPU (cores)'],
-      throughputRows.map((r) => [r.system, r.sessions, fmt(r.calls_per_s), ...latencyCells(
-          r.latency_us), ...cpuCells(r), fmt(r.loadgen_cpu_s / r.duration_s, 2)])));
-
-  const payloadRows = results.throughput.filter((r) => r.sessions === plan.payloadSessions);
-  parts.push(`### Payload sizes, with and without secrets (${plan.payloadSessions} sessions)\n\n` +
-      'With secrets, the text carries about one secret per 4 KiB that the shipped pack ' +
-      'redacts (an AWS key id, a phone number, a GitHub token); mcpgate-dlp answers with ' +
-      'them redacted, the others echo them.\n\n' +
-      table(['system', 'payload', 'secrets', 'calls/s', 'MB/s each way', 'p50 µs', 'p99 µs',
-        'p99.9 µs', 'max µs', 'system CPU (cores)', 'CPU µs per call', 'redacted answers'],
-      payloadRows.sort((a, b) => a.payload - b.payload || Number(a.secrets) - Number(b.secrets) ||
-          ALL_SYSTEMS.indexOf(a.system) - ALL_SYSTEMS.indexOf(b.system)).map((r) => r.failed ? [
-        r.system, sizeName(r.payload), r.secrets ? 'yes' : 'no',
-        `failed: ${Object.entries(r.failed).map(([k, n]) => `${k} × ${n}`).join(', ')}`,
-        ...Array(8).fill('—')] : [
-        r.system, sizeName(r.payload), r.secrets ? 'yes' : 'no', fmt(r.calls_per_s),
-        fmt(r.calls_per_s * r.payload / 1e6, 1), fmt(r.latency_us.p50), fmt(r.latency_us.p99),
-        fmt(r.latency_us.p999), fmt(r.latency_us.max), ...cpuCells(r), fmt(r.redacted)])));
-
-  parts.push('### Latency against offered load (16 sessions, 4 KiB, fixed rate)\n\n' +
-      '![latency](plots/latency.png)\n\n' +
-      table(['system', '% of mcpgate-dlp peak', 'offered calls/s', 'achieved calls/s', 'p50 µs',
-        'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs'],
-      results.latency.map((r) => [r.system, fmt(r.fraction * 100), fmt(r.rate),
-        fmt(r.calls_per_s), ...latencyCells(r.latency_us)])));
-
-  parts.push('### Worker threads (mcpgate with the full pack, 4 KiB)\n\n' +
-      table(['threads', 'sessions', 'calls/s', 'p50 µs', 'p99 µs', 'system CPU (cores)'],
-          results.threads.map((r) => [r.threads, r.sessions, fmt(r.calls_per_s),
-            fmt(r.latency_us.p50), fmt(r.latency_us.p99), cpuCells(r)[0]])));
-
-  parts.push('### Memory per idle session\n\n' +
-      'RSS of the gateway process alone (not the servers it spawned) with N sessions open ' +
-      'and idle, against its RSS after one session came and went.\n\n' +
-      table(['system', 'idle sessions', 'RSS before KiB', 'RSS with them KiB', 'KiB per session'],
-          results.idle.map((r) => [r.system, r.sessions, fmt(r.rss_before_kib),
-            fmt(r.rss_idle_kib), fmt(r.per_session_kib, 1)])));
-
-  parts.push('### What a user of the official SDK sees (server-everything, 4 KiB echo)\n\n' +
-      table(['path', 'clients', 'calls/s', 'p50 µs', 'p99 µs'],
-          results.sdk.map((r) => [r.path, r.clients, fmt(r.calls_per_s), fmt(r.p50),
-            fmt(r.p99)])));
-  return parts.join('\n\n');
-}
-
-function writeResults(text) {
-  const old = fs.existsSync(options.out) ? fs.readFileSync(options.out, 'utf8') : '# Results\n';
-  const section = `${BEGIN}\n${text}\n${END}`;
-  const begin = old.indexOf(BEGIN);
-  const end = old.indexOf(END);
-  const next = begin >= 0 && end > begin ?
-    old.slice(0, begin) + section + old.slice(end + END.length) :
-    `${old.trimEnd()}\n\n${section}\n`;
-  fs.writeFileSync(options.out, next);
-}
-
-function plot() {
-  fs.mkdirSync(options.plots, {recursive: true});
-  const data = (name, rows) => {
-    const file = path.join(work, name);
-    fs.writeFileSync(file, rows.map((r) => r.join(' ')).join('\n') + '\n');
-    return file;
-  };
-  const throughputSeries = ALL_SYSTEMS.map((system) => data(`tp-${system}.dat`,
-      results.throughput.filter((r) => r.system === system && r.payload === 4096 && !r.secrets && !r.failed &&
-          plan.concurrency.includes(r.sessions)).sort((a, b) => a.sessions - b.sessions)
-          .map((r) => [r.sessions, r.calls_per_s])));
-  const latencySeries = LATENCY_SYSTEMS.map((system) => data(
-      `lat-${system}.dat`, results.latency.filter((r) => r.system === system)
-          .map((r) => [r.calls_per_s, r.latency_us.p50, r.latency_us.p99, r.latency_us.p999])));
-  const script = [
-    'set terminal pngcairo size 900,560 noenhanced font ",10"',
-    `set output ${JSON.stringify(path.join(options.plots, 'throughput.png'))}`,
-    'set title "tools/call throughput, 4 KiB arguments and results"',
-    'set xlabel "concurrent MCP sessions"', 'set ylabel "calls per second"',
-    'set logscale x 2', 'set logscale y 10', 'set grid', 'set key outside right',
-    'plot ' + ALL_SYSTEMS.map((s, i) => `${JSON.stringify(throughputSeries[i])} using 1:2 ` +
-        `with linespoints lw 2 title ${JSON.stringify(s)}`).join(', '),
-    'unset logscale',
-    `set output ${JSON.stringify(path.join(options.plots, 'latency.png'))}`,
-    'set title "latency against load, 16 sessions, 4 KiB"',
-    'set xlabel "achieved calls per second"', 'set ylabel "latency (µs)"',
-    'set logscale y 10',
-    // Each system in the colour it has in the throughput plot.
-    'plot ' + LATENCY_SYSTEMS.flatMap((s, i) => [
-      `${JSON.stringify(latencySeries[i])} using 1:2 with linespoints lw 2 ` +
-          `lc ${ALL_SYSTEMS.indexOf(s) + 1} title "${s} p50"`,
-      `${JSON.stringify(latencySeries[i])} using 1:3 with linespoints dt 2 ` +
-          `lc ${ALL_SYSTEMS.indexOf(s) + 1} title "${s} p99"`,
-    ]).join(', '),
-  ].join('\n');
-  const run = spawnSync('gnuplot', [], {input: script});
-  if (run.status !== 0) throw new Error(`gnuplot failed: ${run.stderr}`);
-}
-
-// ---------------------------------------------------------------------------
-
-// Two gateway binaries, alternating (which goes first alternates too: on
-// this machine the first run after a pause is often the slower).
-async function abRuns() {
-  const binaries = [['other', options.ab], ['this build', BIN.mcpgate]];
-  const runs = new Map(binaries.map(([label]) => [label, []]));
+// Systems in alternating rounds (the order reverses every round: on this
+// machine the first run after a pause is often the slower), 16 sessions,
+// 4 KiB; prints each one's medians and its share of the first one's calls/s.
+// `entries`: [label, shown as, system].
+async function alternatingRuns(entries) {
+  const runs = new Map(entries.map(([label]) => [label, []]));
   for (let round = 0; round < options.rounds; ++round) {
-    const order = round % 2 === 0 ? binaries : [...binaries].reverse();
-    for (const [label, binary] of order) {
-      await withSystem(mcpgateSystem(`ab-${round}-${label.replace(' ', '-')}`,
-          {dlp: true, binary}), async (target) => {
+    const order = round % 2 === 0 ? entries : [...entries].reverse();
+    for (const [label, , system] of order) {
+      await withSystem(system(round), async (target) => {
         const r = await load(target, {sessions: 16, payload: 4096, secrets: options.secrets,
-          duration: 3, warmup: 1});
-        const cpu = r.system_cpu_s * 1e6 / r.calls;
-        runs.get(label).push({calls: r.calls_per_s, cpu});
+          rate: options.rate, duration: 3, warmup: 1});
+        // direct: its echo servers are the load generator's children.
+        const cpu = (r.system_cpu_s ?? r.children_cpu_s) * 1e6 / r.calls;
+        runs.get(label).push({calls: r.calls_per_s, cpu, p50: r.latency_us.p50,
+          p99: r.latency_us.p99});
         progress(`round ${round + 1}, ${label}: ${describe(r)}, ${fmt(cpu, 1)} µs CPU per call`);
       });
     }
   }
   const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
-  for (const [label, binary] of binaries) {
+  const first = median(runs.get(entries[0][0]).map((x) => x.calls));
+  for (const [label, shown] of entries) {
     const r = runs.get(label);
-    console.log(`${label} (${binary}): median ${fmt(median(r.map((x) => x.calls)))} calls/s, ` +
-        `${fmt(median(r.map((x) => x.cpu)), 1)} µs of gateway CPU per call ` +
-        `(${options.rounds} rounds, 16 sessions, 4 KiB${options.secrets ? ' with secrets' : ''})`);
+    const calls = median(r.map((x) => x.calls));
+    console.log(`${shown}: median ${fmt(calls)} calls/s (${fmt(100 * calls / first)} % of ` +
+        `${entries[0][0]}), ${fmt(median(r.map((x) => x.cpu)), 1)} µs of system CPU per call, ` +
+        `p50 ${fmt(median(r.map((x) => x.p50)))} µs, p99 ${fmt(median(r.map((x) => x.p99)))} µs ` +
+        `(${options.rounds} rounds, 16 sessions, 4 KiB${options.secrets ? ' with secrets' : ''}` +
+        `${options.rate ? `, ${fmt(options.rate)} calls/s offered` : ''})`);
   }
 }
 
 if (options.ab) {
-  await abRuns();
+  const gateway = (label, binary) => [label, `${label} (${binary})`,
+    (round) => mcpgateSystem(`ab-${round}-${label.replace(' ', '-')}`, {dlp: true, binary})];
+  await alternatingRuns([gateway('other', options.ab), gateway('this build', BIN.mcpgate)]);
+  process.exit(0);
+}
+if (options.compare) {
+  const unknown = options.compare.filter((name) => !SYSTEMS[name]);
+  if (unknown.length) usage(`--compare: no system ${unknown.join(', ')} (${Object.keys(SYSTEMS)})`);
+  await alternatingRuns(options.compare.map((name) => [name, name, () => SYSTEMS[name]]));
   process.exit(0);
 }
 
@@ -826,7 +533,9 @@ await latencyRuns();
 await threadRuns();
 await idleRuns();
 await sdkRuns();
-writeResults(report(command));
-plot();
+const run = {results, plan, options, work,
+  systems: {all: ALL_SYSTEMS, latency: LATENCY_SYSTEMS}};
+writeResults(options.out, report(run, command));
+plot(run);
 progress(`wrote ${options.out} and the plots in ${options.plots}`);
 process.exit(0);
