@@ -1,6 +1,6 @@
 // Processes for bench/run.mjs: starting the systems, and the CPU time and
-// memory of a process tree. Every child started here or added to `children`
-// is killed if the harness exits early.
+// memory of a process tree. `children` holds every child still running;
+// run.mjs kills them if it exits early.
 
 import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
