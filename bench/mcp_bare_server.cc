@@ -71,6 +71,13 @@ extern "C" char** environ;
 // --relay: the command each connection's child runs; empty: answer in-process.
 std::string g_relay;
 
+// Whether the client waits for an answer to this body: a request has an id,
+// a notification has none. Enough for the load generator's messages.
+bool expectsAnswer(std::string_view body) {
+  return body.find("\"id\"") != std::string_view::npos &&
+         body.find("\"method\":\"notifications/") == std::string_view::npos;
+}
+
 // A connection's child: its stdin and stdout, and what was read past the last
 // line. Closing stdin (the destructor) ends it; SIGCHLD is ignored, so the
 // kernel reaps it.
@@ -94,8 +101,7 @@ struct RelayChild {
     posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
     char* argv[] = {g_relay.data(), nullptr};
-    pid_t pid = -1;
-    const int failed = ::posix_spawn(&pid, g_relay.c_str(), &actions, nullptr, argv, environ);
+    const int failed = ::posix_spawn(nullptr, g_relay.c_str(), &actions, nullptr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(to_child[0]);
     ::close(from_child[1]);
@@ -103,14 +109,29 @@ struct RelayChild {
     out.assign(from_child[0]);
     return failed == 0;
   }
-};
 
-// Whether the client waits for an answer to this body: a request has an id,
-// a notification has none. Enough for the load generator's messages.
-bool expectsAnswer(std::string_view body) {
-  return body.find("\"id\"") != std::string_view::npos &&
-         body.find("\"method\":\"notifications/") == std::string_view::npos;
-}
+  // Sends one message as a line and, for a request, puts the child's next
+  // line in `answer`: what appendAnswer would have done in-process. nullopt:
+  // the child's pipes failed.
+  awaitable<std::optional<mcpgate::bench::Handled>> exchange(std::string& body,
+                                                             std::string& answer) {
+    // One line per message; a newline in a JSON body is whitespace.
+    std::replace(body.begin(), body.end(), '\n', ' ');
+    body += '\n';
+    const asio::const_buffer message = asio::buffer(body);
+    auto [in_ec, in_n] = co_await asio::async_write(in, message, kUse);
+    if (in_ec) co_return std::nullopt;
+    if (!expectsAnswer(body)) co_return mcpgate::bench::Handled{};
+    auto buffer = asio::dynamic_buffer(read);
+    auto [out_ec, line_n] = co_await asio::async_read_until(out, buffer, '\n', kUse);
+    if (out_ec) co_return std::nullopt;
+    answer.assign(read, 0, line_n - 1);
+    read.erase(0, line_n);
+    co_return mcpgate::bench::Handled{
+        .answered = true,
+        .initialize = body.find("\"method\":\"initialize\"") != std::string::npos};
+  }
+};
 
 std::string randomHex() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -146,38 +167,22 @@ awaitable<void> serve(tcp::socket socket) {
     response.version(request.version());
     response.keep_alive(request.keep_alive());
     answer.clear();
-    if (request.method() == http::verb::post && request.target().starts_with("/mcp") &&
-        !g_relay.empty()) {
-      if (!child) {
-        child.emplace(socket.get_executor());
-        if (!child->start()) break;
-      }
-      // One line per message; a newline in a JSON body is whitespace.
-      std::string& body = request.body();
-      std::replace(body.begin(), body.end(), '\n', ' ');
-      body += '\n';
-      const asio::const_buffer message = asio::buffer(body);
-      auto [in_ec, in_n] = co_await asio::async_write(child->in, message, kUse);
-      if (in_ec) break;
-      if (expectsAnswer(body)) {
-        auto read = asio::dynamic_buffer(child->read);
-        auto [out_ec, line_n] = co_await asio::async_read_until(child->out, read, '\n', kUse);
-        if (out_ec) break;
-        answer.assign(child->read, 0, line_n - 1);
-        child->read.erase(0, line_n);
-        response.result(http::status::ok);
-        response.set(http::field::content_type, "application/json");
-        if (body.find("\"method\":\"initialize\"") != std::string::npos)
-          response.set("Mcp-Session-Id", randomHex());
+    if (request.method() == http::verb::post && request.target().starts_with("/mcp")) {
+      std::optional<mcpgate::bench::Handled> handled;
+      if (g_relay.empty()) {
+        handled = mcpgate::bench::appendAnswer(request.body(), answer);
       } else {
-        response.result(http::status::accepted);
+        if (!child) {
+          child.emplace(socket.get_executor());
+          if (!child->start()) break;
+        }
+        handled = co_await child->exchange(request.body(), answer);
       }
-    } else if (request.method() == http::verb::post && request.target().starts_with("/mcp")) {
-      const mcpgate::bench::Handled handled = mcpgate::bench::appendAnswer(request.body(), answer);
-      if (handled.answered) {
+      if (!handled) break;
+      if (handled->answered) {
         response.result(http::status::ok);
         response.set(http::field::content_type, "application/json");
-        if (handled.initialize) response.set("Mcp-Session-Id", randomHex());
+        if (handled->initialize) response.set("Mcp-Session-Id", randomHex());
       } else {
         response.result(http::status::accepted);
       }
