@@ -49,16 +49,15 @@ constexpr auto kClasses = makeClasses();
 // Fewest run characters that can reach kMinBase64Run with two '=' of padding.
 constexpr std::size_t kMinRunChars = std::min(kMinBase64Run - 2, kMinHexRun);
 
-// Decoded bytes are worth scanning only if they read as text; binary (images, hashes, random
-// ids that happen to be valid base64) is left alone. Text may be UTF-8, but random bytes almost
-// never form valid UTF-8 sequences, so those count against it.
+// Decoded bytes read as text if few of them are control bytes or broken UTF-8: random bytes
+// almost never form valid UTF-8 sequences, so those count against it. A NUL is one bad byte like
+// any other control byte, not a verdict: text with a NUL in it is still scanned.
 bool looksLikeText(std::string_view s) {
   if (s.empty()) return false;
   std::size_t bad = 0;
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      if (c == 0) return false;
       if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7F) ++bad;
       ++i;
       continue;
@@ -72,8 +71,6 @@ bool looksLikeText(std::string_view s) {
            (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80) {
       ++k;
     }
-    // A sequence cut off by the end of `s` is not held against it: the early check looks at a
-    // prefix, which may end inside a character.
     if (len == 0 || (k < len && i + k < s.size())) {
       ++bad;
       ++i;
@@ -82,6 +79,184 @@ bool looksLikeText(std::string_view s) {
     }
   }
   return bad * 20 <= s.size();
+}
+
+bool printable(unsigned char c) {
+  return (c >= 0x20 && c < 0x7F) || c == '\n' || c == '\r' || c == '\t';
+}
+
+// Derived bytes and, for byte k, the source span it came from (map(k) -> {begin, end}).
+template <class Map>
+MappedText mapAll(std::string_view bytes, const Map& map) {
+  MappedText out;
+  out.reserve(bytes.size());
+  for (std::size_t k = 0; k < bytes.size(); ++k) {
+    const auto [b, e] = map(k);
+    out.push(bytes[k], b, e);
+  }
+  return out;
+}
+
+// The printable runs of binary data, one per line: a secret hidden among binary bytes is one of
+// them. nullopt if there is none.
+template <class Map>
+std::optional<MappedText> printableRuns(std::string_view bytes, const Map& map) {
+  MappedText out;
+  for (std::size_t i = 0; i < bytes.size();) {
+    if (!printable(static_cast<unsigned char>(bytes[i]))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < bytes.size() && printable(static_cast<unsigned char>(bytes[j]))) ++j;
+    if (j - i >= kMinPrintableRun) {
+      if (!out.text.empty()) {
+        const auto [b, e] = map(i);
+        out.push('\n', b, e);
+      }
+      for (std::size_t k = i; k < j; ++k) {
+        const auto [b, e] = map(k);
+        out.push(bytes[k], b, e);
+      }
+    }
+    i = j;
+  }
+  if (out.text.empty()) return std::nullopt;
+  return out;
+}
+
+void pushUtf8(MappedText& out, char32_t cp, std::size_t b, std::size_t e) {
+  if (cp < 0x80) {
+    out.push(static_cast<char>(cp), b, e);
+  } else if (cp < 0x800) {
+    out.push(static_cast<char>(0xC0 | (cp >> 6)), b, e);
+    out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
+  } else if (cp < 0x10000) {
+    out.push(static_cast<char>(0xE0 | (cp >> 12)), b, e);
+    out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
+    out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
+  } else {
+    out.push(static_cast<char>(0xF0 | (cp >> 18)), b, e);
+    out.push(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)), b, e);
+    out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
+    out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
+  }
+}
+
+// Bytes that are UTF-16 (every other byte NUL for ASCII text: Windows tools, PowerShell's
+// -EncodedCommand), transcoded to UTF-8; nullopt if they do not look like UTF-16.
+template <class Map>
+std::optional<MappedText> fromUtf16(std::string_view bytes, const Map& map) {
+  if (bytes.size() < 4) return std::nullopt;
+  std::size_t zero_even = 0, zero_odd = 0;
+  for (std::size_t k = 0; k + 1 < bytes.size(); k += 2) {
+    zero_even += bytes[k] == 0;
+    zero_odd += bytes[k + 1] == 0;
+  }
+  const std::size_t units = bytes.size() / 2;
+  const bool le = zero_odd * 2 >= units && zero_odd > zero_even;
+  const bool be = zero_even * 2 >= units && zero_even > zero_odd;
+  if (!le && !be) return std::nullopt;
+  const auto unit = [&](std::size_t u) {
+    const auto lo = static_cast<unsigned char>(bytes[2 * u + (le ? 0 : 1)]);
+    const auto hi = static_cast<unsigned char>(bytes[2 * u + (le ? 1 : 0)]);
+    return static_cast<char32_t>(hi << 8 | lo);
+  };
+  MappedText out;
+  out.reserve(units);
+  for (std::size_t u = 0; u < units;) {
+    char32_t cp = unit(u);
+    std::size_t last = u;
+    if (cp >= 0xD800 && cp <= 0xDBFF && u + 1 < units && unit(u + 1) >= 0xDC00 &&
+        unit(u + 1) <= 0xDFFF) {
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (unit(u + 1) - 0xDC00);
+      last = u + 1;
+    } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+      cp = 0xFFFD;
+    }
+    pushUtf8(out, cp, map(2 * u).first, map(2 * last + 1).second);
+    u = last + 1;
+  }
+  return out;
+}
+
+// What of decoded bytes gets scanned: text as it is, UTF-16 as UTF-8, and of anything else its
+// printable runs. nullopt only when nothing printable is in it.
+template <class Map>
+std::optional<MappedText> scannable(std::string_view bytes, const Map& map) {
+  if (looksLikeText(bytes)) return mapAll(bytes, map);
+  if (auto wide = fromUtf16(bytes, map)) {
+    if (looksLikeText(wide->text)) return wide;
+    return printableRuns(wide->text, [&](std::size_t k) {
+      return std::pair<std::size_t, std::size_t>(wide->src_begin[k], wide->src_end[k]);
+    });
+  }
+  return printableRuns(bytes, map);
+}
+
+// The alphabet characters of one encoded run (padding stripped) and where each came from: a slice
+// of the text, or, for a run joined across line breaks, a copy with each character's offset.
+struct RunChars {
+  std::string_view chars;
+  const std::vector<std::uint32_t>* pos = nullptr;  // offset of chars[i]; null: base + i
+  std::size_t base = 0;
+  std::size_t end = 0;  // end of the run in the source, padding included
+  [[nodiscard]] std::size_t at(std::size_t i) const { return pos ? (*pos)[i] : base + i; }
+};
+
+// Scratch for decoded bytes, reused so the many short runs that turn out to be nothing cost no
+// allocation.
+thread_local std::string tls_raw;
+
+// `url`: the run uses the URL-safe alphabet (its caller has checked it does not mix both).
+std::optional<MappedText> decodeBase64Run(RunChars run, bool url) {
+  if (run.chars.size() % 4 == 1) run.chars.remove_suffix(1);  // a dangling sextet: no whole byte
+  const auto& table = url ? kUrl : kStd;
+  std::string& raw = tls_raw;
+  raw.clear();
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (const char c : run.chars) {
+    const auto v = table[static_cast<unsigned char>(c)];
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      raw.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  const std::size_t n = run.chars.size();
+  // Byte k comes from quartet k/3; the last quartet's span takes the padding after it too.
+  return scannable(raw, [&run, n](std::size_t k) {
+    const std::size_t group = k / 3 * 4;
+    const std::size_t end = group + 4 >= n ? run.end : run.at(group + 3) + 1;
+    return std::pair<std::size_t, std::size_t>(run.at(group), end);
+  });
+}
+
+std::optional<MappedText> decodeHexRun(RunChars run) {
+  if (run.chars.size() % 2 == 1) run.chars.remove_suffix(1);
+  std::string& raw = tls_raw;
+  raw.clear();
+  for (std::size_t i = 0; i + 1 < run.chars.size(); i += 2) {
+    const int hi = hexValue(run.chars[i]), lo = hexValue(run.chars[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    raw.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return scannable(raw, [&run](std::size_t k) {
+    return std::pair<std::size_t, std::size_t>(run.at(2 * k), run.at(2 * k + 1) + 1);
+  });
+}
+
+// Length of the line break at `at` that wrapped base64 may carry: CR LF, LF, CR, or the JSON
+// escapes \n and \r\n of a string that was encoded twice. 0 if there is none.
+std::size_t lineBreakAt(std::string_view text, std::size_t at) {
+  const std::string_view rest = text.substr(at);
+  for (const std::string_view brk : {"\r\n", "\n", "\r", "\\r\\n", "\\n"}) {
+    if (rest.starts_with(brk)) return brk.size();
+  }
+  return 0;
 }
 
 }  // namespace
@@ -100,56 +275,6 @@ std::string_view toString(Encoding e) {
   return "?";
 }
 
-namespace {
-
-// `url`: the run uses the URL-safe alphabet (its caller has checked it does not mix both).
-std::optional<MappedText> decodeBase64Run(std::string_view in, bool url) {
-  // Padding belongs to the last quartet: a finding there must cover it too.
-  const std::size_t encoded_size = in.size();
-  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
-  const auto& table = url ? kUrl : kStd;
-  if (in.size() % 4 == 1) in.remove_suffix(1);  // a dangling sextet carries no whole byte
-  // Reject early on the first 12 characters, before allocating: most base64-looking runs in tool
-  // traffic are identifiers or binary payloads, and three groups are enough to tell.
-  if (in.size() > 11) {
-    std::array<char, 9> head{};
-    std::uint32_t acc = 0;
-    int bits = 0;
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < 12; ++i) {
-      const auto v = table[static_cast<unsigned char>(in[i])];
-      if (v < 0) return std::nullopt;
-      acc = (acc << 6) | static_cast<std::uint32_t>(v);
-      bits += 6;
-      if (bits >= 8) {
-        bits -= 8;
-        head[n++] = static_cast<char>((acc >> bits) & 0xFF);
-      }
-    }
-    if (!looksLikeText(std::string_view(head.data(), n))) return std::nullopt;
-  }
-  MappedText out;
-  out.reserve(in.size() * 3 / 4);
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const auto v = table[static_cast<unsigned char>(in[i])];
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      const std::size_t group = i / 4 * 4;
-      const std::size_t group_end = group + 4 >= in.size() ? encoded_size : group + 4;
-      out.push(static_cast<char>((acc >> bits) & 0xFF), group, group_end);
-    }
-  }
-  if (!looksLikeText(out.text)) return std::nullopt;
-  return out;
-}
-
-}  // namespace
-
 std::optional<MappedText> decodeBase64(std::string_view in) {
   bool std_chars = false, url_chars = false;
   for (const char c : in) {
@@ -157,30 +282,13 @@ std::optional<MappedText> decodeBase64(std::string_view in) {
     url_chars |= (c == '-' || c == '_');
   }
   if (std_chars && url_chars) return std::nullopt;
-  return decodeBase64Run(in, url_chars);
+  std::string_view chars = in;
+  while (!chars.empty() && chars.back() == '=') chars.remove_suffix(1);
+  return decodeBase64Run(RunChars{chars, nullptr, 0, in.size()}, url_chars);
 }
 
 std::optional<MappedText> decodeHex(std::string_view in) {
-  if (in.size() % 2 == 1) in.remove_suffix(1);
-  // Hashes and ids are most hex runs: reject on the first 8 bytes, before allocating.
-  if (in.size() >= 16) {
-    std::array<char, 8> head{};
-    for (std::size_t i = 0; i < 16; i += 2) {
-      const int hi = hexValue(in[i]), lo = hexValue(in[i + 1]);
-      if (hi < 0 || lo < 0) return std::nullopt;
-      head[i / 2] = static_cast<char>(hi * 16 + lo);
-    }
-    if (!looksLikeText(std::string_view(head.data(), head.size()))) return std::nullopt;
-  }
-  MappedText out;
-  out.reserve(in.size() / 2);
-  for (std::size_t i = 0; i + 1 < in.size(); i += 2) {
-    const int hi = hexValue(in[i]), lo = hexValue(in[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push(static_cast<char>(hi * 16 + lo), i, i + 2);
-  }
-  if (!looksLikeText(out.text)) return std::nullopt;
-  return out;
+  return decodeHexRun(RunChars{in, nullptr, 0, in.size()});
 }
 
 std::optional<MappedText> decodePercent(std::string_view text) {
@@ -205,23 +313,6 @@ std::optional<MappedText> decodePercent(std::string_view text) {
 std::optional<MappedText> decodeEscapes(std::string_view text) {
   bool any = false;
   MappedText out;
-  const auto pushUtf8 = [&out](char32_t cp, std::size_t b, std::size_t e) {
-    if (cp < 0x80) {
-      out.push(static_cast<char>(cp), b, e);
-    } else if (cp < 0x800) {
-      out.push(static_cast<char>(0xC0 | (cp >> 6)), b, e);
-      out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
-    } else if (cp < 0x10000) {
-      out.push(static_cast<char>(0xE0 | (cp >> 12)), b, e);
-      out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
-      out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
-    } else {
-      out.push(static_cast<char>(0xF0 | (cp >> 18)), b, e);
-      out.push(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)), b, e);
-      out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
-      out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
-    }
-  };
   const auto hexRun = [&text](std::size_t at, std::size_t n) -> int {
     if (at + n > text.size()) return -1;
     int v = 0;
@@ -258,7 +349,7 @@ std::optional<MappedText> decodeEscapes(std::string_view text) {
           }
         }
         if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-        pushUtf8(cp, i, end);
+        pushUtf8(out, cp, i, end);
         i = end;
         any = true;
         continue;
@@ -298,22 +389,24 @@ std::optional<MappedText> decodeEscapes(std::string_view text) {
   return out;
 }
 
-std::vector<Decoded> decodeAll(std::string_view text, std::size_t& budget) {
+std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
   std::vector<Decoded> out;
-  const auto take = [&](Encoding enc, std::optional<MappedText> m, std::size_t offset) {
-    if (!m || m->text.size() > budget) return;
-    budget -= m->text.size();
-    if (offset != 0) {
-      for (auto& b : m->src_begin) b += static_cast<std::uint32_t>(offset);
-      for (auto& e : m->src_end) e += static_cast<std::uint32_t>(offset);
-    }
-    out.push_back(Decoded{enc, std::move(*m)});
+  // Whether `n` more decoded bytes fit; if not, the text is not fully scanned.
+  const auto fits = [&budget](std::size_t n) {
+    if (n <= budget.bytes) return true;
+    budget.exhausted = true;
+    return false;
+  };
+  const auto take = [&](Encoding enc, std::optional<MappedText> m) {
+    if (m) out.push_back(Decoded{enc, std::move(*m)});
   };
 
   const auto isB64 = [&text](std::size_t at) {
     return (kClasses[static_cast<unsigned char>(text[at])] & kB64) != 0;
   };
-  for (std::size_t i = 0; i < text.size() && budget > 0;) {
+  std::string joined;
+  std::vector<std::uint32_t> joined_pos;
+  for (std::size_t i = 0; i < text.size() && !budget.exhausted;) {
     if (!isB64(i)) {
       ++i;
       continue;
@@ -330,31 +423,71 @@ std::vector<Decoded> decodeAll(std::string_view text, std::size_t& budget) {
     const std::size_t start = i;
     std::uint8_t seen = kHexDigit;
     bool hex = true;
-    while (i < text.size()) {
-      const auto cls = kClasses[static_cast<unsigned char>(text[i])];
-      if (!(cls & kB64)) break;
-      hex = hex && (cls & kHexDigit);
-      seen |= cls;
-      ++i;
+    const auto scanSegment = [&](std::size_t from) {
+      std::size_t j = from;
+      while (j < text.size()) {
+        const auto cls = kClasses[static_cast<unsigned char>(text[j])];
+        if (!(cls & kB64)) break;
+        hex = hex && (cls & kHexDigit);
+        seen |= cls;
+        ++j;
+      }
+      return j;
+    };
+    i = scanSegment(i);
+    // Wrapped base64 (MIME, PEM): lines of one length, a multiple of 4 so that joining them
+    // cannot misalign runs that were separate, each break followed by the next line; the last
+    // line may be shorter.
+    RunChars run{text.substr(start, i - start), nullptr, start, 0};
+    const std::size_t line = i - start;
+    if (line >= kMinBase64Run && line % 4 == 0) {
+      for (std::size_t brk; (brk = lineBreakAt(text, i)) != 0;) {
+        const std::size_t next = i + brk;
+        std::size_t j = next;
+        while (j < text.size() && isB64(j)) ++j;
+        if (j == next || j - next > line) break;
+        if (run.pos == nullptr) {
+          joined.assign(run.chars);
+          joined_pos.resize(line);
+          for (std::size_t k = 0; k < line; ++k)
+            joined_pos[k] = static_cast<std::uint32_t>(start + k);
+          run.pos = &joined_pos;
+        }
+        scanSegment(next);
+        joined.append(text.substr(next, j - next));
+        for (std::size_t k = next; k < j; ++k) joined_pos.push_back(static_cast<std::uint32_t>(k));
+        i = j;
+        if (j - next < line) break;
+      }
+      if (run.pos != nullptr) run.chars = joined;
     }
     std::size_t end = i;
     while (end < text.size() && end - i < 2 && text[end] == '=') ++end;
-    const auto run = text.substr(start, end - start);
+    run.end = end;
+    const std::size_t run_size = run.chars.size() + (end - i);
     const bool std_chars = (seen & kB64Std) != 0, url_chars = (seen & kB64Url) != 0;
-    if (hex && run.size() >= kMinHexRun) {
-      take(Encoding::kHex, decodeHex(run), start);
-    } else if (run.size() >= kMinBase64Run && !(std_chars && url_chars)) {
+    if (hex && run.chars.size() >= kMinHexRun) {
+      if (!fits(run.chars.size() / 2)) break;
+      budget.bytes -= run.chars.size() / 2;
+      take(Encoding::kHex, decodeHexRun(run));
+    } else if (run_size >= kMinBase64Run && !(std_chars && url_chars)) {
+      if (!fits(run.chars.size() * 3 / 4)) break;
+      budget.bytes -= run.chars.size() * 3 / 4;
       // The run's alphabet is known here: no second pass over it to find out.
-      take(Encoding::kBase64, decodeBase64Run(run, url_chars), start);
+      take(Encoding::kBase64, decodeBase64Run(run, url_chars));
     }
     i = end;
   }
-  if (budget > 0 && std::memchr(text.data(), '%', text.size()) != nullptr) {
-    take(Encoding::kPercent, decodePercent(text), 0);
-  }
-  if (budget > 0 && std::memchr(text.data(), '\\', text.size()) != nullptr) {
-    take(Encoding::kEscape, decodeEscapes(text), 0);
-  }
+  // Whole-text decodings: never longer than the text, which is already in memory.
+  const auto whole = [&](Encoding enc, char marker, auto decode) {
+    if (budget.exhausted || std::memchr(text.data(), marker, text.size()) == nullptr) return;
+    auto m = decode(text);
+    if (!m || !fits(m->text.size())) return;
+    budget.bytes -= m->text.size();
+    take(enc, std::move(m));
+  };
+  whole(Encoding::kPercent, '%', decodePercent);
+  whole(Encoding::kEscape, '\\', decodeEscapes);
   return out;
 }
 

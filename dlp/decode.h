@@ -2,6 +2,11 @@
 
 // Finds encoded substrings (base64, hex, percent- and backslash-escapes) and decodes them, so
 // a secret wrapped in an encoding is scanned as the text it carries.
+//
+// Fails closed: what decodes to something other than text is not dropped. UTF-16 is transcoded,
+// other binary keeps its printable runs (a secret inside it is one), NULs do not make text
+// binary; base64 wrapped at line breaks (MIME, PEM, "\n" in a JSON string) is joined before
+// decoding; and a run that does not fit the budget is reported, never silently skipped.
 
 #include <cstddef>
 #include <optional>
@@ -27,8 +32,12 @@ struct Decoded {
 inline constexpr std::size_t kMinBase64Run = 16;
 inline constexpr std::size_t kMinHexRun = 16;
 
-// Decodes `encoded` (a whole run); nullopt if it is not valid or does not decode to text.
-// Offsets in the result are relative to `encoded`.
+// Printable runs shorter than this are not kept from binary decoded data: no secret is shorter,
+// and random bytes rarely hold one this long.
+inline constexpr std::size_t kMinPrintableRun = 8;
+
+// Decodes `encoded` (a whole run); nullopt if it is not valid or decodes to nothing scannable
+// (no text, no printable run). Offsets in the result are relative to `encoded`.
 [[nodiscard]] std::optional<MappedText> decodeBase64(std::string_view encoded);
 [[nodiscard]] std::optional<MappedText> decodeHex(std::string_view encoded);
 // Percent-decoding of a whole text; nullopt if there is no %XX in it.
@@ -37,8 +46,16 @@ inline constexpr std::size_t kMinHexRun = 16;
 // no escape in it.
 [[nodiscard]] std::optional<MappedText> decodeEscapes(std::string_view text);
 
-// Every decodable substring of `text`, at most `budget` decoded bytes in total (the budget is
-// reduced by what is returned). Offsets in each map are relative to `text`.
-[[nodiscard]] std::vector<Decoded> decodeAll(std::string_view text, std::size_t& budget);
+// How much decoding one scan may still do.
+struct DecodeBudget {
+  std::size_t bytes = 0;  // decoded bytes still allowed; reduced by what decodeAll() returns
+  // A decodable run (or a whole-text decoding) did not fit: the text is not fully scanned and
+  // the caller must treat it as unscannable.
+  bool exhausted = false;
+};
+
+// Every decodable substring of `text`, base64 lines joined, within `budget`. Offsets in each map
+// are relative to `text`.
+[[nodiscard]] std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget);
 
 }  // namespace mcpgate::dlp

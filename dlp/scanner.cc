@@ -106,9 +106,10 @@ struct Segment {
 class Run {
  public:
   Run(const RuleSet& rs, Direction dir, const Policy& policy, std::string_view context)
-      : rs_(rs), dir_(dir), policy_(policy), context_(context), budget_(policy.max_decoded_bytes) {}
+      : rs_(rs), dir_(dir), policy_(policy), context_(context) {}
 
   bool failed = false;
+  DecodeBudget budget;
 
   void layer(std::string_view text, std::size_t depth, std::vector<Hit>& out) {
     hsPass(text, out);
@@ -145,8 +146,8 @@ class Run {
         norm_map = &norm;
       }
     }
-    if (!policy_.decode || depth >= policy_.max_decode_depth || budget_ == 0) return;
-    for (auto& d : decodeAll(base, budget_)) {
+    if (!policy_.decode || depth >= policy_.max_decode_depth) return;
+    for (auto& d : decodeAll(base, budget)) {
       std::vector<Hit> sub;
       layer(d.mapped.text, depth + 1, sub);
       for (auto& h : sub) {
@@ -360,7 +361,6 @@ class Run {
   Direction dir_;
   const Policy& policy_;
   std::string_view context_;
-  std::size_t budget_;
   std::vector<Segment>* segments_ = nullptr;
   // (key text, rule) for keys in which Hyperscan reported a keyword-gated rule's keyword.
   std::vector<std::pair<const char*, unsigned>> gated_keys_;
@@ -453,8 +453,10 @@ class JsonWalker {
     }
     for (auto& seg : segments_) {
       Run run(rs_, dir_, policy_, seg.context);
+      startBudget(run);
       run.derived(seg.text, 0, seg.hits);
       if (run.failed) out_.failed = true;
+      endBudget(run, std::string_view(pointers_).substr(seg.pointer_begin, seg.pointer_size));
       emit(seg.hits, std::string_view(pointers_).substr(seg.pointer_begin, seg.pointer_size),
            seg.in_key);
     }
@@ -463,12 +465,31 @@ class JsonWalker {
   void scanString(std::string_view text, std::string_view context, bool in_key) {
     Run run(rs_, dir_, policy_, context);
     std::vector<Hit> hits;
+    startBudget(run);
     run.layer(text, 0, hits);
     if (run.failed) out_.failed = true;
+    endBudget(run, ptr_);
     emit(hits, ptr_, in_key);
   }
 
  private:
+  // A string's decode budget: its own limit, or what the message has left if that is less.
+  void startBudget(Run& run) const {
+    run.budget.bytes = std::min(policy_.max_decoded_bytes, message_budget_);
+  }
+  void endBudget(const Run& run, std::string_view pointer) {
+    const bool per_string = policy_.max_decoded_bytes <= message_budget_;
+    message_budget_ -= std::min(policy_.max_decoded_bytes, message_budget_) - run.budget.bytes;
+    if (!run.budget.exhausted || !out_.unscanned.empty()) return;
+    out_.unscanned = "decoding " + std::string(pointer.empty() ? "the text" : pointer) +
+                     " needs more than the limit of " +
+                     std::to_string(per_string ? policy_.max_decoded_bytes
+                                               : policy_.max_decoded_bytes_per_message) +
+                     " decoded bytes " + (per_string ? "per string" : "per message") +
+                     " (max_decoded_bytes" + (per_string ? "" : "_per_message") + ")";
+    out_.unscanned_action = policy_.unscanned;
+  }
+
   void add(std::string_view text, std::string_view context, bool in_key) {
     if (text.empty()) return;
     Segment seg;
@@ -503,6 +524,7 @@ class JsonWalker {
   std::deque<std::string> numbers_;  // the text of scanned numbers; segments point into it
   std::string pointers_;
   std::vector<Segment> segments_;
+  std::size_t message_budget_ = policy_.max_decoded_bytes_per_message;
 };
 
 }  // namespace
@@ -521,7 +543,7 @@ void appendPointerToken(std::string& ptr, std::string_view key) {
 }
 
 Action Findings::strongest() const {
-  Action a = failed ? Action::kBlock : Action::kLog;
+  Action a = failed ? Action::kBlock : unscanned.empty() ? Action::kLog : unscanned_action;
   for (const auto& f : items) a = std::max(a, f.action);
   return a;
 }

@@ -30,7 +30,11 @@ struct Policy {
   bool normalize = true;        // fold Unicode tricks before matching
   bool decode = true;           // decode base64/hex/percent/escapes and scan the result
   std::size_t max_decode_depth = 2;
-  std::size_t max_decoded_bytes = 1 << 20;  // per scanned string
+  // Decoding work: decoded bytes per scanned string and per message. What does not fit is not
+  // fully scanned, and `unscanned` applies to the message (closed by default).
+  std::size_t max_decoded_bytes = 4 << 20;
+  std::size_t max_decoded_bytes_per_message = 8 << 20;
+  Action unscanned = Action::kBlock;
 };
 
 struct Finding {
@@ -52,8 +56,12 @@ struct Findings {
   // The scan could not run (scratch allocation failed, text over 4 GiB). Fail closed: strongest()
   // is then kBlock.
   bool failed = false;
+  // Part of the message was left undecoded at a decode limit: why, naming the limit and where
+  // (empty if all was scanned), and the action that applies for it (Policy::unscanned).
+  std::string unscanned;
+  Action unscanned_action = Action::kBlock;
 
-  [[nodiscard]] bool empty() const { return items.empty(); }
+  [[nodiscard]] bool empty() const { return items.empty() && unscanned.empty(); }
   // The action the gateway applies to the message; kLog if there are no findings.
   [[nodiscard]] Action strongest() const;
 };

@@ -2,10 +2,57 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
+
+#include "dlp/scanner.h"
+#include "test_util.h"
 
 namespace mcpgate::dlp {
 namespace {
+
+// A GitHub classic token in the published format; random characters, not a real token.
+const std::string kTok = "ghp_R8aZk3Lq0WvT5xYb7NcD2mEf9HgJ4sPu6QiX";
+
+std::string base64(std::string_view in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(in[i]) << 16 |
+                       static_cast<unsigned char>(in[i + 1]) << 8 |
+                       static_cast<unsigned char>(in[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(v >> s) & 63]);
+  }
+  if (i + 1 == in.size()) {
+    const unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    const unsigned v =
+        static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8;
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+// `text` wrapped every `width` characters with `brk`, as MIME (76, CRLF) and PEM (64, LF) do.
+std::string wrap(const std::string& text, std::size_t width, std::string_view brk) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); i += width) {
+    if (i != 0) out += brk;
+    out += text.substr(i, width);
+  }
+  return out;
+}
+
+std::string utf16le(std::string_view ascii) {
+  std::string out;
+  for (const char c : ascii) out += {c, '\0'};
+  return out;
+}
+
+DecodeBudget budgetOf(std::size_t bytes) { return DecodeBudget{bytes, false}; }
 
 std::string sourceOf(const std::string& src, const MappedText& m, std::size_t s, std::size_t e) {
   const auto [a, b] = m.toSource(s, e);
@@ -76,7 +123,7 @@ TEST(Escapes, DecodesJsonAndCStyleEscapesIncludingSurrogatePairs) {
 
 TEST(DecodeAll, FindsEncodedRunsInsideTextAndRespectsBudget) {
   const std::string text = "prefix aGVsbG8gd29ybGQgYWdhaW4= and 68656c6c6f20776f726c64 end";
-  std::size_t budget = 1 << 20;
+  auto budget = budgetOf(1 << 20);
   const auto all = decodeAll(text, budget);
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].encoding, Encoding::kBase64);
@@ -85,8 +132,9 @@ TEST(DecodeAll, FindsEncodedRunsInsideTextAndRespectsBudget) {
   EXPECT_EQ(all[1].encoding, Encoding::kHex);
   EXPECT_EQ(all[1].mapped.text, "hello world");
 
-  std::size_t small = 12;  // room for one decoded run only
+  auto small = budgetOf(20);  // room for one decoded run only
   EXPECT_EQ(decodeAll(text, small).size(), 1u);
+  EXPECT_TRUE(small.exhausted);  // the second run was not decoded: the caller must know
 }
 
 TEST(DecodeAll, FindsShortestRunsAfterShortWordsAndAtTheEnd) {
@@ -94,10 +142,142 @@ TEST(DecodeAll, FindsShortestRunsAfterShortWordsAndAtTheEnd) {
   // "==") must still be found right after one and at the very end of the text.
   const std::string run = "c2VjcmV0IHB3IQ==";
   for (const std::string& text : {"ab cd-ef " + run, run, "x/y " + run + " z", "a_b+c " + run}) {
-    std::size_t budget = 1 << 20;
+    auto budget = budgetOf(1 << 20);
     const auto all = decodeAll(text, budget);
     ASSERT_EQ(all.size(), 1u) << text;
     EXPECT_EQ(all[0].mapped.text, "secret pw!") << text;
+  }
+}
+
+// Fail closed: decoded bytes that are not clean text are still scanned.
+
+TEST(FailClosed, TextWithANulIsDecoded) {
+  const auto m = decodeBase64(base64(std::string("\0token=", 7) + kTok));
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->text.find(kTok), std::string::npos);
+}
+
+TEST(FailClosed, Utf16IsTranscodedAndMapped) {
+  const std::string enc = base64(utf16le("token=" + kTok));
+  const auto m = decodeBase64(enc);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "token=" + kTok);
+  // The token's bytes map onto the encoded characters that carry them, to the end of the run.
+  const auto [b, e] = m->toSource(6, m->text.size());
+  EXPECT_EQ(e, enc.size());
+  EXPECT_LE(b, 6u * 2 * 4 / 3);
+}
+
+TEST(FailClosed, BinaryKeepsItsPrintableRuns) {
+  std::string blob;
+  for (int i = 0; i < 64; ++i) blob.push_back(static_cast<char>(0x80 + i * 7 % 120));
+  blob += kTok;
+  for (int i = 0; i < 64; ++i) blob.push_back(static_cast<char>(i % 9 == 0 ? 0 : 0xF0 + i % 15));
+  const auto m = decodeBase64(base64(blob));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, kTok);
+}
+
+TEST(FailClosed, WrappedBase64IsJoinedAcrossEveryKindOfBreak) {
+  const std::string payload = "config dump follows, token=" + kTok + " and the rest of the file";
+  const std::string enc = base64(payload);
+  for (const auto& [width, brk] : std::vector<std::pair<std::size_t, std::string>>{
+           {76, "\r\n"}, {64, "\n"}, {16, "\n"}, {20, "\\n"}, {16, "\\r\\n"}}) {
+    const std::string text = "attachment:\n" + wrap(enc, width, brk) + "\nend";
+    auto budget = budgetOf(1 << 20);
+    const auto all = decodeAll(text, budget);
+    // One base64 run (literal "\\n" breaks also give the escape decoding of the whole text).
+    ASSERT_GE(all.size(), 1u) << width;
+    ASSERT_EQ(all[0].encoding, Encoding::kBase64) << width;
+    EXPECT_EQ(all[0].mapped.text, payload) << width;
+    // The finding maps back onto the wrapped characters, line breaks included.
+    const auto at = payload.find(kTok);
+    const auto [b, e] = all[0].mapped.toSource(at, at + kTok.size());
+    EXPECT_LT(b, e);
+    EXPECT_GT(e - b, kTok.size() * 4 / 3) << width;
+  }
+}
+
+TEST(FailClosed, LinesOfOtherLengthsAreNotJoined) {
+  // Two independent runs, the first not a multiple of 4 long: joining them would misalign the
+  // second one's decoding.
+  const std::string a = base64("first value, ab"), b = base64("token=" + kTok);
+  auto budget = budgetOf(1 << 20);
+  const auto all = decodeAll(a.substr(0, 18) + "\n" + b, budget);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].mapped.text, "token=" + kTok);
+}
+
+TEST(FailClosed, ARunPastTheBudgetIsReportedNotSkipped) {
+  const std::string big = base64(std::string(3000, 'x') + "token=" + kTok);
+  auto budget = budgetOf(1000);
+  EXPECT_TRUE(decodeAll("a " + big, budget).empty());
+  EXPECT_TRUE(budget.exhausted);
+  // A run that fits leaves the budget reduced and not exhausted.
+  auto enough = budgetOf(4000);
+  EXPECT_EQ(decodeAll("a " + big, enough).size(), 1u);
+  EXPECT_FALSE(enough.exhausted);
+}
+
+// Through the scanner: what could not be decoded makes the message unscanned, and by default
+// that blocks it.
+
+TEST(FailClosedScan, SecretPastTheDecodeBudgetBlocksTheRequest) {
+  const Scanner s(testing::shippedRules());
+  // A large attachment with the secret at its end, as in the report (1.6 MB of base64).
+  const std::string attachment = base64(std::string(1'200'000, 'x') + " token=" + kTok);
+  const nlohmann::json msg = {
+      {"jsonrpc", "2.0"},
+      {"id", 1},
+      {"method", "tools/call"},
+      {"params", {{"name", "upload"}, {"arguments", {{"file", attachment}}}}}};
+  Policy small;
+  small.max_decoded_bytes = 1 << 20;
+  const auto f = s.scan(msg, Direction::kRequest, small);
+  EXPECT_EQ(f.strongest(), Action::kBlock);
+  EXPECT_NE(f.unscanned.find("/params/arguments/file"), std::string::npos) << f.unscanned;
+  EXPECT_NE(f.unscanned.find("1048576"), std::string::npos) << f.unscanned;
+  // The operator may let it through instead (warn and audit).
+  small.unscanned = Action::kWarn;
+  EXPECT_EQ(s.scan(msg, Direction::kRequest, small).strongest(), Action::kWarn);
+  // Within the default budget the secret itself is found.
+  const auto full = s.scan(msg, Direction::kRequest);
+  EXPECT_TRUE(full.unscanned.empty()) << full.unscanned;
+  bool found = false;
+  for (const auto& x : full.items) found |= x.decoded_by == "base64";
+  EXPECT_TRUE(found);
+}
+
+TEST(FailClosedScan, PerMessageCapCountsEveryString) {
+  const Scanner s(testing::shippedRules());
+  // Spaces: the decoded text holds nothing that decodes again.
+  const std::string part = base64(std::string(3000, ' '));
+  nlohmann::json msg = {
+      {"jsonrpc", "2.0"}, {"id", 1}, {"result", {{"parts", nlohmann::json::array()}}}};
+  for (int i = 0; i < 10; ++i) msg["result"]["parts"].push_back(part);
+  Policy p;
+  p.max_decoded_bytes = 4000;               // each string fits
+  p.max_decoded_bytes_per_message = 20000;  // ten of them do not
+  const auto f = s.scan(msg, Direction::kResponse, p);
+  EXPECT_EQ(f.strongest(), Action::kBlock);
+  EXPECT_NE(f.unscanned.find("per message"), std::string::npos) << f.unscanned;
+  p.max_decoded_bytes_per_message = 40000;
+  EXPECT_TRUE(s.scan(msg, Direction::kResponse, p).unscanned.empty());
+}
+
+TEST(FailClosedScan, SecretsBehindNulUtf16AndLineWrapsAreFound) {
+  const Scanner s(testing::shippedRules());
+  const std::string long_text =
+      std::string(100, '-') + " token=" + kTok + " " + std::string(60, '.');
+  for (const std::string& text :
+       {"x " + base64(std::string("\0\0\0token=", 9) + kTok),
+        "x " + base64(utf16le("token=" + kTok)),
+        "-----BEGIN DATA-----\n" + wrap(base64(long_text), 64, "\n") + "\n-----END DATA-----",
+        "Content-Transfer-Encoding: base64\r\n\r\n" + wrap(base64(long_text), 76, "\r\n")}) {
+    const auto f = s.scanText(text, Direction::kRequest);
+    bool found = false;
+    for (const auto& x : f.items) found |= x.rule->id == "github-pat-classic";
+    EXPECT_TRUE(found) << text;
   }
 }
 
