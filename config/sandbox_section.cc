@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "config/units.h"
+#include "sandbox/bind_source.h"
 #include "sandbox/command.h"
 #include "sandbox/uts.h"
 
@@ -294,6 +295,11 @@ class SandboxLoader : private detail::Reader {
         return fail(src->line(), src_path + " does not exist on this host");
       }
       if (ec) return fail(src->line(), src_path + " cannot be checked: " + ec.message());
+      // Refused here, with the line, as well as at every spawn: a source someone else could
+      // redirect with a planted symlink.
+      if (auto resolved = sandbox::resolveBindSource(bind.src); !resolved) {
+        return fail(src->line(), src_path + ": " + resolved.error().message);
+      }
       const auto [first, inserted] = dsts.emplace(bind.dst, i);
       if (!inserted) {
         return fail(dst->line(), dst_path + " is already the dst of " + path + "[" +

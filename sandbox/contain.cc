@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "sandbox/bind_source.h"
 #include "sandbox/caps.h"
 #include "sandbox/cgroup.h"
 #include "sandbox/command.h"
@@ -45,6 +46,7 @@ struct Prepared {
   SandboxEnv env;
   std::string hostname;
   sigset_t server_mask;  // the signal mask the server starts with
+  std::vector<ResolvedSource> binds;  // policy->binds, resolved while host uids are visible
 };
 
 void say(const std::string& text) {
@@ -214,7 +216,7 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
   // Still with the caller's file-system ids: see openBindSources.
-  auto bind_sources = openBindSources(*p.policy);
+  auto bind_sources = openBindSources(*p.policy, p.binds);
   orFail(bind_sources, error_fd);
   orFail(becomeSandboxUser(), error_fd);
   // Set after the uid switch, which clears it; then make sure the
@@ -306,7 +308,13 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   if (auto r = checkCommand(policy, spec.command, *path, spec.args); !r) {
     return refuse(kExitSandboxFailed, r.error().message);
   }
-  Prepared p{&spec, &policy, *path, {}, {}, {}, {}};
+  Prepared p{&spec, &policy, *path, {}, {}, {}, {}, {}};
+  // Bind sources: here, before the user namespace hides who owns what.
+  for (const Bind& bind : policy.binds) {
+    auto resolved = resolveBindSource(bind.src);
+    if (!resolved) return refuse(kExitSandboxFailed, resolved.error().message);
+    p.binds.push_back(std::move(*resolved));
+  }
   p.argv_strings.push_back(spec.command);
   p.argv_strings.insert(p.argv_strings.end(), spec.args.begin(), spec.args.end());
   auto declared = spec.env;

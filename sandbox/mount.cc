@@ -276,16 +276,16 @@ std::expected<void, Error> enterNewRoot() {
 
 }  // namespace
 
-std::expected<std::vector<UniqueFd>, Error> openBindSources(const SandboxPolicy& policy) {
+std::expected<std::vector<UniqueFd>, Error> openBindSources(
+    const SandboxPolicy& policy, const std::vector<ResolvedSource>& resolved) {
+  if (resolved.size() != policy.binds.size()) {
+    return std::unexpected(Error{"bind sources were not resolved before the sandbox started"});
+  }
   std::vector<UniqueFd> sources;
-  for (const Bind& bind : policy.binds) {
-    UniqueFd fd(::open(bind.src.c_str(), O_PATH | O_CLOEXEC));
-    if (!fd.valid()) {
-      return std::unexpected(Error{errno == ENOENT
-                                       ? "bind source does not exist on the host: " + bind.src
-                                       : sysError("open bind source " + bind.src).message});
-    }
-    sources.push_back(std::move(fd));
+  for (std::size_t i = 0; i < policy.binds.size(); ++i) {
+    auto fd = openResolvedSource(policy.binds[i].src, resolved[i]);
+    if (!fd) return std::unexpected(fd.error());
+    sources.push_back(std::move(*fd));
   }
   return sources;
 }

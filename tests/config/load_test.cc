@@ -1058,5 +1058,21 @@ TEST_F(LoadConfigTest, RemoteTlsFiles) {
             at(4, "unknown key 'ca' in servers.r.tls"));
 }
 
+
+// A bind source under a directory others can write could be swapped for a symlink to / by the
+// next sandbox's spawn: refused at load with the line, before any server runs.
+TEST_F(LoadConfigTest, RefusesABindSourceOthersCouldRedirect) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to plant a link owned by another user";
+  fs::create_directory(dir_ + "/shared");
+  fs::permissions(dir_ + "/shared", fs::perms::all);
+  fs::create_directory_symlink("/", dir_ + "/shared/data");
+  ASSERT_EQ(::lchown((dir_ + "/shared/data").c_str(), 65534, 65534), 0);
+  const std::string message = errorOf(
+      "servers:\n  files:\n    command: node\n    sandbox:\n      binds: [{src: shared/data, "
+      "dst: /data}]\n");
+  EXPECT_NE(message.find(dir_ + "/gw.yaml:5: "), std::string::npos) << message;
+  EXPECT_NE(message.find(dir_ + "/shared is writable by others"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace mcpgate::config

@@ -104,9 +104,13 @@ TEST_P(Escape, CannotWriteUnderUsrOrEtc) {
 }
 
 TEST_P(Escape, AnOverlayBindIsWritableInsideAndUnchangedOutside) {
-  const std::string dir = "/tmp/mcpgate-overlay-XXXXXX";
-  std::string host = dir;
-  ASSERT_NE(::mkdtemp(host.data()), nullptr);
+  std::string top = "/tmp/mcpgate-overlay-XXXXXX";
+  ASSERT_NE(::mkdtemp(top.data()), nullptr);
+  // In a directory of root's: one that nobody owns directly in the sticky /tmp is refused as a
+  // bind source (its owner could swap it for a symlink; see bind_source_test.cc).
+  ASSERT_EQ(::chmod(top.c_str(), 0755), 0);
+  const std::string host = top + "/cache";
+  ASSERT_EQ(::mkdir(host.c_str(), 0755), 0);
   { std::ofstream(host + "/existing") << "from the host"; }
   // Owned by the host id the sandbox user maps to, as an installed cache is
   // (nobody in both runs: root maps to it, and nobody is itself).
@@ -126,7 +130,7 @@ TEST_P(Escape, AnOverlayBindIsWritableInsideAndUnchangedOutside) {
   std::ifstream existing(host + "/existing");
   std::string content((std::istreambuf_iterator<char>(existing)), {});
   EXPECT_EQ(content, "from the host");
-  fs::remove_all(host);
+  fs::remove_all(top);
 }
 
 TEST_P(Escape, BindSourcesAreLookedUpWithTheCallersIds) {
