@@ -1,0 +1,192 @@
+// Scores the shipped rule packs on the development corpus (gen.py beside this file): every sample
+// is an MCP JSON-RPC message scanned the way the gateway scans it (Scanner::scan on the parsed
+// message, in the sample's direction, with the default policy, so each rule's `directions`
+// apply). Prints recall per family, false-positive rate per benign source and precision per label,
+// and fails below the thresholds at the end of this file.
+//
+// A positive secret sample counts as found when a secret-category finding is reported on it; an
+// injection sample when an injection- or command-category finding is; a benign sample is a false
+// positive when anything at all is reported on it. MCPGATE_CORPUS_VERBOSE=1 lists every miss and
+// every false positive with its rule.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dlp/rule_set.h"
+#include "dlp/scanner.h"
+
+namespace mcpgate::dlp {
+namespace {
+
+const std::filesystem::path kCorpus =
+    std::filesystem::path(MCPGATE_SOURCE_DIR) / "tests" / "dlp" / "corpus";
+
+struct Sample {
+  std::string id, label, family, kind;
+  Direction direction = Direction::kRequest;
+  nlohmann::json message;
+};
+
+std::vector<Sample> readCorpus(const std::string& file) {
+  std::vector<Sample> out;
+  std::ifstream in(kCorpus / file);
+  EXPECT_TRUE(in) << "cannot read " << (kCorpus / file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    Sample s;
+    s.id = j.at("id");
+    s.label = j.at("label");
+    s.family = j.at("family");
+    s.kind = j.value("kind", "");
+    s.direction = j.at("direction") == "response" ? Direction::kResponse : Direction::kRequest;
+    s.message = j.at("message");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+struct Tally {
+  int n = 0;
+  int hit = 0;  // positives: found; benign: flagged
+  [[nodiscard]] double rate() const { return n == 0 ? 0.0 : static_cast<double>(hit) / n; }
+};
+
+struct Score {
+  std::map<std::string, Tally> family;  // "label/family"
+  std::map<std::string, Tally> label;   // secret, encoded, injection, benign
+  // Per finding category: samples flagged with it that should be, and that should not be.
+  int secret_tp = 0, secret_fp = 0, injection_tp = 0, injection_fp = 0;
+  std::map<std::string, std::pair<int, std::string>> fp_rules;  // rule -> (count, first sample)
+};
+
+bool hasCategory(const Findings& f, std::initializer_list<Category> cats) {
+  return std::ranges::any_of(f.items, [&](const Finding& x) {
+    return std::ranges::find(cats, x.rule->category) != cats.end();
+  });
+}
+
+Score score(const Scanner& scanner, const std::vector<Sample>& samples, const std::string& group,
+            bool verbose) {
+  Score s;
+  const Policy policy;  // the gateway's defaults
+  for (const auto& x : samples) {
+    const Findings f = scanner.scan(x.message, x.direction, policy);
+    const bool secret = hasCategory(f, {Category::kSecret});
+    const bool injection = hasCategory(f, {Category::kInjection, Category::kCommand});
+    bool hit = false;
+    if (x.label == "secret") hit = secret;
+    if (x.label == "injection") hit = injection;
+    if (x.label == "benign") hit = f.failed || !f.empty();
+    auto& fam = s.family[group + "/" + x.family];
+    auto& lab = s.label[group];
+    ++fam.n;
+    ++lab.n;
+    fam.hit += hit ? 1 : 0;
+    lab.hit += hit ? 1 : 0;
+    (x.label == "secret" ? s.secret_tp : s.secret_fp) += secret ? 1 : 0;
+    (x.label == "injection" ? s.injection_tp : s.injection_fp) += injection ? 1 : 0;
+    if (x.label == "benign") {
+      for (const auto& item : f.items) {
+        auto& [count, first] = s.fp_rules[item.rule->id];
+        if (count++ == 0) first = x.id;
+      }
+    }
+    if (verbose && (x.label == "benign" ? hit : !hit)) {
+      std::string rules;
+      for (const auto& item : f.items) rules += " " + item.rule->id;
+      std::printf("  %s %s %s/%s%s\n", hit ? "FP  " : "MISS", x.id.c_str(), x.family.c_str(),
+                  x.kind.c_str(), rules.c_str());
+    }
+  }
+  return s;
+}
+
+void merge(Score& into, const Score& from) {
+  for (const auto& [k, v] : from.family) into.family[k] = v;
+  for (const auto& [k, v] : from.label) into.label[k] = v;
+  into.secret_tp += from.secret_tp;
+  into.secret_fp += from.secret_fp;
+  into.injection_tp += from.injection_tp;
+  into.injection_fp += from.injection_fp;
+  for (const auto& [k, v] : from.fp_rules) {
+    auto& [count, first] = into.fp_rules[k];
+    if (count == 0) first = v.second;
+    count += v.first;
+  }
+}
+
+double ratio(int a, int b) { return b == 0 ? 1.0 : static_cast<double>(a) / b; }
+
+// --- thresholds: just below what main reaches (see bench/RESULTS.md, "DLP corpus").
+constexpr double kMinSecretRecall = 0.75;
+constexpr double kMinEncodedRecall = 0.80;
+constexpr double kMinInjectionRecall = 0.27;
+constexpr double kMaxBenignFpRate = 0.01;
+constexpr double kMinSecretPrecision = 0.98;
+constexpr double kMinInjectionPrecision = 0.98;
+
+TEST(Corpus, ScoresShippedPacks) {
+  const std::vector<std::filesystem::path> paths = {std::filesystem::path(MCPGATE_SOURCE_DIR) /
+                                                    "rules"};
+  const char* cache = std::getenv("MCPGATE_CACHE_DIR");
+  auto rules = RuleSet::load(paths, LoadOptions{cache ? cache : ""});
+  ASSERT_TRUE(rules) << rules.error().message;
+  const Scanner scanner(*rules);
+  const bool verbose = std::getenv("MCPGATE_CORPUS_VERBOSE") != nullptr;
+
+  Score all;
+  for (const auto& [file, group] :
+       std::vector<std::pair<std::string, std::string>>{{"secrets.jsonl", "secret"},
+                                                        {"encoded.jsonl", "encoded"},
+                                                        {"injections.jsonl", "injection"},
+                                                        {"benign.jsonl", "benign"}}) {
+    const auto samples = readCorpus(file);
+    ASSERT_FALSE(samples.empty()) << file;
+    merge(all, score(scanner, samples, group, verbose));
+  }
+
+  std::printf("\n%-44s %6s %6s %8s\n", "family (positives: recall; benign: FP rate)", "n", "hit",
+              "rate");
+  for (const auto& [k, t] : all.family) {
+    std::printf("%-44s %6d %6d %8.3f\n", k.c_str(), t.n, t.hit, t.rate());
+  }
+  std::printf("\n%-12s %6s %6s %8s\n", "label", "n", "hit", "rate");
+  for (const auto& [k, t] : all.label) {
+    std::printf("%-12s %6d %6d %8.3f\n", k.c_str(), t.n, t.hit, t.rate());
+  }
+  const double secret_precision = ratio(all.secret_tp, all.secret_tp + all.secret_fp);
+  const double injection_precision = ratio(all.injection_tp, all.injection_tp + all.injection_fp);
+  std::printf("\nsecret findings: precision %.3f (%d right, %d wrong)\n", secret_precision,
+              all.secret_tp, all.secret_fp);
+  std::printf("injection findings: precision %.3f (%d right, %d wrong)\n", injection_precision,
+              all.injection_tp, all.injection_fp);
+  std::vector<std::pair<int, std::string>> fps;
+  for (const auto& [rule, v] : all.fp_rules)
+    fps.emplace_back(v.first, rule + " (first: " + v.second + ")");
+  std::ranges::sort(fps, std::greater{});
+  std::printf("rules reporting on benign samples:\n");
+  for (const auto& [count, what] : fps) std::printf("  %5d %s\n", count, what.c_str());
+
+  EXPECT_GE(all.label["secret"].rate(), kMinSecretRecall);
+  EXPECT_GE(all.label["encoded"].rate(), kMinEncodedRecall);
+  EXPECT_GE(all.label["injection"].rate(), kMinInjectionRecall);
+  EXPECT_LE(all.label["benign"].rate(), kMaxBenignFpRate);
+  EXPECT_GE(secret_precision, kMinSecretPrecision);
+  EXPECT_GE(injection_precision, kMinInjectionPrecision);
+}
+
+}  // namespace
+}  // namespace mcpgate::dlp
