@@ -49,6 +49,20 @@ struct Prepared {
   std::vector<ResolvedSource> binds;  // policy->binds, resolved while host uids are visible
 };
 
+// Points stdin and stdout at /dev/null (never leaves them closed: the next open would take their
+// numbers). Runs in the supervisor and the init once the server's side holds the real ones.
+void releaseServerPipes() {
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) {
+    ::close(STDIN_FILENO);
+    ::close(STDOUT_FILENO);
+    return;
+  }
+  ::dup2(null, STDIN_FILENO);
+  ::dup2(null, STDOUT_FILENO);
+  if (null > STDERR_FILENO) ::close(null);
+}
+
 void say(const std::string& text) {
   std::string line = std::string(kSupervisorLinePrefix) + text + "\n";
   (void)::write(STDERR_FILENO, line.data(), line.size());
@@ -254,6 +268,9 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
   if (server == 0) execServer(p, release->program, error_fd);
   ::close(error_fd);
   ::close(go_fd);
+  // The server's stdin and stdout are the gateway's pipes: a copy held here would keep the
+  // gateway from ever seeing the server close them.
+  releaseServerPipes();
   runAsInit(server);
 }
 
@@ -353,6 +370,8 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   }
   go_read.reset();
   verdict_write.reset();
+  // As in the init: only the server holds the gateway's pipes (stderr stays, for say()).
+  releaseServerPipes();
 
   // Ends a sandbox whose setup failed on our side. The init may have failed
   // first (which is often why we failed, e.g. EPIPE): its reason wins.

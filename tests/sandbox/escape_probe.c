@@ -213,6 +213,9 @@ int main(int argc, char** argv) {
       const char* v = getenv(arg(a));
       printf("%s: %s\n", a, v ? v : "(unset)");
       fflush(stdout);
+    } else if (!strncmp(a, "close:", 6)) {
+      /* A server that closes stdin or stdout and stays alive: no report, the fd may be stdout. */
+      close(atoi(arg(a)));
     } else if (!strncmp(a, "sleep:", 6)) {
       sleep((unsigned)atoi(arg(a)));
     } else if (!strncmp(a, "exit:", 5)) {
