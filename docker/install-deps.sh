@@ -3,7 +3,24 @@
 # Debian 12 packages, then the pinned npm test dependencies (package-lock.json)
 # into node_modules/ at the repository root. Idempotent: a second run only
 # checks. Used by the README, .ci/run and the Dockerfile.
+#
+#   --build-only  only what compiling mcpgate needs: no test or benchmark
+#                 packages, no Node.js, no npm install (the Dockerfile's build stage)
+#   --container   also the container and load-balancer tools that the `container`
+#                 and `lb` test labels use (podman, runc, debootstrap, haproxy, ...).
+#                 Opt-in: the default CI run does not need them and they pull in
+#                 about 60 MB more plus podman's system services.
 set -euo pipefail
+
+build_only=0
+container=0
+for arg in "$@"; do
+  case "$arg" in
+    --build-only) build_only=1 ;;
+    --container) container=1 ;;
+    *) echo "usage: $0 [--build-only] [--container]" >&2; exit 2 ;;
+  esac
+done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 sudo=""
@@ -15,23 +32,44 @@ packages=(
   libhyperscan-dev libre2-dev # DLP engine
   nlohmann-json3-dev libyaml-cpp-dev
   libssl-dev libseccomp-dev libcap-dev
+)
+test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   iproute2 util-linux procps  # sandbox tests: ip, setpriv, ps
   bubblewrap wrk gnuplot-nox  # benchmarks: peers to compare against, plots
 )
+container_packages=(
+  podman runc                 # build and run the image (runc: crun refuses hybrid cgroups)
+  buildah                     # podman build's engine, also usable alone
+  debootstrap                 # the offline base image (docker/build-base.sh)
+  uidmap slirp4netns fuse-overlayfs containernetworking-plugins iptables  # podman's helpers
+  haproxy                     # replicas behind a load balancer (docker/haproxy.cfg)
+  dpkg-dev                    # dpkg-shlibdeps for the CPack .deb
+)
+[ "$build_only" -eq 1 ] || packages+=("${test_packages[@]}")
+if [ "$container" -eq 1 ]; then
+  packages+=("${container_packages[@]}")
+  # kubectl kustomize docker/k8s; any kubectl will do (another vendor's package may own the name)
+  command -v kubectl >/dev/null || packages+=(kubernetes-client)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
   [[ "$p" == \#* ]] && continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+if [ "$build_only" -eq 0 ] && { ! command -v node >/dev/null || ! command -v npm >/dev/null; }; then
   missing+=(nodejs npm)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "$build_only" -eq 1 ]; then
+  echo "install-deps: ok (build only)"
+  exit 0
 fi
 
 node_major=$(node -p 'process.versions.node.split(".")[0]')
