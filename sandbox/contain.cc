@@ -11,12 +11,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "sandbox/bind_source.h"
 #include "sandbox/caps.h"
@@ -61,6 +66,31 @@ void releaseServerPipes() {
   ::dup2(null, STDIN_FILENO);
   ::dup2(null, STDOUT_FILENO);
   if (null > STDERR_FILENO) ::close(null);
+}
+
+// The init is PID 1 of the sandbox, and anyone inside may read /proc/1/cmdline: the supervisor's
+// command line it inherited names host paths (the binary's, `sandbox run --bind` sources, the
+// gateway's pid). Overwrite it in place with the program's bare name.
+void hideCommandLine() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  const auto paren = text.rfind(')');
+  if (paren == std::string::npos) return;
+  std::istringstream fields(text.substr(paren + 2));
+  std::string field;
+  unsigned long arg_start = 0, arg_end = 0;
+  // Fields 48 and 49 (arg_start, arg_end); the stream starts at field 3.
+  for (int i = 3; i <= 49 && fields >> field; ++i) {
+    if (i == 48) arg_start = std::strtoul(field.c_str(), nullptr, 10);
+    if (i == 49) arg_end = std::strtoul(field.c_str(), nullptr, 10);
+  }
+  if (arg_start == 0 || arg_end <= arg_start) return;
+  auto* args = reinterpret_cast<char*>(arg_start);
+  const std::size_t size = arg_end - arg_start;
+  std::memset(args, 0, size);
+  constexpr std::string_view kName = "mcpgate-sandbox-init";
+  std::memcpy(args, kName.data(), std::min(kName.size(), size - 1));
+  (void)::prctl(PR_SET_NAME, "sandbox-init", 0, 0, 0);  // /proc/1/status, comm
 }
 
 void say(const std::string& text) {
@@ -229,6 +259,7 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
 [[noreturn]] void sandboxInit(const Prepared& p, int go_fd, int error_fd) {
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
+  hideCommandLine();
   // Still with the caller's file-system ids: see openBindSources.
   auto bind_sources = openBindSources(*p.policy, p.binds);
   orFail(bind_sources, error_fd);

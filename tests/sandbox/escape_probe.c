@@ -139,6 +139,28 @@ static void readFile(const char* action) {
   close(fd);
 }
 
+/* Prints a file on one line: NULs as spaces, newlines as '|' (what /proc shows of the host). */
+static void catFile(const char* action) {
+  int fd = open(arg(action), O_RDONLY);
+  if (fd < 0) {
+    report(action, -1, NULL);
+    return;
+  }
+  static char buf[65536];
+  ssize_t total = 0, n = 0;
+  while (total < (ssize_t)sizeof buf - 1 &&
+         (n = read(fd, buf + total, sizeof buf - 1 - (size_t)total)) > 0) {
+    total += n;
+  }
+  close(fd);
+  for (ssize_t i = 0; i < total; ++i) {
+    if (buf[i] == 0) buf[i] = ' ';
+    if (buf[i] == '\n') buf[i] = '|';
+  }
+  buf[total] = 0;
+  report(action, 0, buf);
+}
+
 static void writeFile(const char* action) {
   int fd = open(arg(action), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) {
@@ -155,6 +177,8 @@ int main(int argc, char** argv) {
     errno = 0;
     if (!strncmp(a, "read:", 5)) {
       readFile(a);
+    } else if (!strncmp(a, "cat:", 4)) {
+      catFile(a);
     } else if (!strncmp(a, "write:", 6)) {
       writeFile(a);
     } else if (!strncmp(a, "kill:", 5)) {

@@ -93,6 +93,19 @@ TEST_P(Escape, CannotReadAFileCreatedOutside) {
   EXPECT_EQ(r.action("read:/root/.bashrc"), "ENOENT");
 }
 
+TEST_P(Escape, TheInitsCommandLineNamesNoHostPath) {
+  // PID 1 is the init, a copy of the supervisor: its command line held the runner's path, every
+  // --bind source and the gateway's pid.
+  Result r = probe({}, {"cat:/proc/1/cmdline", "cat:/proc/1/comm"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string cmdline = r.action("cat:/proc/1/cmdline");
+  EXPECT_TRUE(cmdline.starts_with("ok mcpgate-sandbox-init")) << cmdline;
+  EXPECT_EQ(cmdline.find(kProbeDir), std::string::npos) << cmdline;
+  EXPECT_EQ(cmdline.find("--bind"), std::string::npos) << cmdline;
+  EXPECT_EQ(cmdline.find('/'), std::string::npos) << cmdline;
+  EXPECT_EQ(r.action("cat:/proc/1/comm"), "ok sandbox-init|");
+}
+
 TEST_P(Escape, CannotWriteUnderUsrOrEtc) {
   Result r = probe({}, {"write:/usr/mcpgate-escape", "write:/usr/bin/node", "write:/etc/passwd",
                         "write:/newfile"});
