@@ -3,11 +3,31 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include "sandbox/env.h"
 
 namespace mcpgate::sandbox {
+namespace {
+
+// The first word of `arg` (split at blanks) that the policy denies.
+std::optional<std::string> deniedWord(const SandboxPolicy& policy, std::string_view arg) {
+  constexpr std::string_view kBlanks = " \t\r\v\f";
+  while (!arg.empty()) {
+    auto start = arg.find_first_not_of(kBlanks);
+    if (start == std::string_view::npos) break;
+    arg.remove_prefix(start);
+    std::string_view word = arg.substr(0, arg.find_first_of(kBlanks));
+    if (std::ranges::find(policy.arg_deny_words, word) != policy.arg_deny_words.end()) {
+      return std::string(word);
+    }
+    arg.remove_prefix(word.size());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::expected<std::string, Error> resolveCommand(const std::string& command) {
   if (command.empty()) return std::unexpected(Error{"empty command"});
@@ -43,6 +63,10 @@ std::expected<void, Error> checkCommand(const SandboxPolicy& policy, const std::
                                  "]; add it to sandbox.commands"});
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (auto word = deniedWord(policy, args[i])) {
+      return std::unexpected(Error{"argument " + std::to_string(i + 1) + " of '" + command +
+                                   "' contains the denied word '" + *word + "'"});
+    }
     for (const auto& pattern : policy.arg_deny) {
       if (!pattern.empty() && args[i].find(pattern) != std::string::npos) {
         return std::unexpected(Error{"argument " + std::to_string(i + 1) + " of '" + command +

@@ -78,6 +78,7 @@ std::expected<SpawnSpec, Error> parseRun(std::span<char* const> args) {
   SpawnSpec spec;
   SandboxPolicy policy;
   policy.arg_deny.clear();
+  policy.arg_deny_words.clear();
   std::size_t i = 0;
   auto value = [&](std::string_view option) -> std::expected<std::string_view, Error> {
     if (i + 1 >= args.size()) return std::unexpected(Error{std::string(option) + " needs a value"});

@@ -64,6 +64,10 @@ struct SandboxPolicy {
   // An argument containing any of these is refused (shell metacharacters,
   // path traversal): servers are exec'd directly, but many wrap a shell.
   std::vector<std::string> arg_deny = {"`", "$(", "${", ";", "|", "&&", "\n", "../"};
+  // An argument holding one of these as a whole word (between blanks) is
+  // refused: a lone `&` backgrounds a command in a wrapped shell, while `&`
+  // inside a word (a URL's query) stays allowed.
+  std::vector<std::string> arg_deny_words = {"&"};
   Limits limits;
   std::vector<Bind> binds;
   // Added to the server's environment after its own; the denylist still applies.

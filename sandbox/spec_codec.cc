@@ -118,6 +118,7 @@ std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> secco
     w.put("network", p.network == NetworkMode::kNone ? "none" : "host");
     for (const auto& c : p.commands) w.put("allow_command", c);
     for (const auto& d : p.arg_deny) w.put("arg_deny", d);
+    for (const auto& d : p.arg_deny_words) w.put("arg_deny_word", d);
     w.put("memory", p.limits.memory_bytes);
     w.put("processes", p.limits.processes);
     w.put("open_files", p.limits.open_files);
@@ -143,6 +144,7 @@ std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
   SandboxPolicy policy;
   policy.commands.clear();
   policy.arg_deny.clear();
+  policy.arg_deny_words.clear();
   bool has_policy = false;
   bool versioned = false;
 
@@ -192,6 +194,8 @@ std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
         policy.commands.push_back(value);
       } else if (key == "arg_deny") {
         policy.arg_deny.push_back(value);
+      } else if (key == "arg_deny_word") {
+        policy.arg_deny_words.push_back(value);
       } else if (key == "memory") {
         r = setNumber(policy.limits.memory_bytes, value);
       } else if (key == "processes") {

@@ -301,6 +301,42 @@ TEST_P(Escape, DeniedEnvironmentNeverReachesTheServer) {
   EXPECT_EQ(r.action("env:USER"), "(unset)");  // nothing of the caller's environment leaks
 }
 
+// The interpreter hooks of every runtime mcpgate starts (and of the shells
+// and tools those start) are dropped and named in the layer report; the
+// harmless variables of the same families pass.
+TEST_P(Escape, InterpreterHooksAreDroppedAndReported) {
+  const std::vector<std::string> denied = {
+      "SHELL=/tmp/sh",          "BUN_OPTIONS=--preload=/tmp/x.js", "bun_install=/tmp",
+      "PYTHONWARNINGS=ignore::x.Y", "PYTHONINSPECT=1",             "PYTHONEXECUTABLE=/tmp/py",
+      "NODE_TLS_REJECT_UNAUTHORIZED=0", "NODE_REPL_EXTERNAL_MODULE=/tmp/x.js",
+      "PROMPT_COMMAND=id",     "BASH_FUNC_ls%%=() { id; }",     "PERL5DB=exec id",
+      "RUBYOPT=-r/tmp/x",      "npm_config_script_shell=/tmp/sh", "GIT_SSH_COMMAND=id",
+      "GIT_CONFIG_KEY_0=core.fsmonitor", "OPENSSL_CONF=/tmp/engine.cnf", "EDITOR=/tmp/x"};
+  const std::vector<std::string> kept = {"NODE_ENV=production", "PYTHONUNBUFFERED=1",
+                                         "NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca.pem",
+                                         "GIT_AUTHOR_NAME=mcp"};
+  std::vector<std::string> options = {"--report"};
+  std::vector<std::string> actions;
+  for (const auto* list : {&denied, &kept}) {
+    for (const auto& kv : *list) {
+      options.insert(options.end(), {"--env", kv});
+      actions.push_back("env:" + kv.substr(0, kv.find('=')));
+    }
+  }
+  Result r = probe(options, actions);
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const auto& kv : denied) {
+    std::string name = kv.substr(0, kv.find('='));
+    EXPECT_EQ(r.action("env:" + name), "(unset)") << name;
+    EXPECT_NE(r.err.find("environment variable dropped: " + name), std::string::npos)
+        << name << "\n"
+        << r.err;
+  }
+  for (const auto& kv : kept) {
+    EXPECT_EQ(r.action("env:" + kv.substr(0, kv.find('='))), kv.substr(kv.find('=') + 1));
+  }
+}
+
 TEST_P(Escape, SetuidBinaryGainsNothing) {
   fs::path dir = fs::temp_directory_path() / ("mcpgate-suid-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -526,6 +562,13 @@ TEST(Env, DenylistIsCaseInsensitiveAndCannotBeOverridden) {
   EXPECT_TRUE(isDeniedEnvName("Node_Options"));
   EXPECT_TRUE(isDeniedEnvName("DYLD_INSERT_LIBRARIES"));
   EXPECT_FALSE(isDeniedEnvName("NODE_ENV"));
+  EXPECT_TRUE(isDeniedEnvName("SHELL"));
+  EXPECT_TRUE(isDeniedEnvName("Bun_Config_Registry"));
+  EXPECT_TRUE(isDeniedEnvName("PYTHONSTARTUP"));
+  EXPECT_TRUE(isDeniedEnvName("NODE_V8_COVERAGE"));
+  EXPECT_FALSE(isDeniedEnvName("PYTHONUNBUFFERED"));
+  EXPECT_FALSE(isDeniedEnvName("NODE"));  // not a hook: the family is NODE_*
+  EXPECT_FALSE(isDeniedEnvName("GITHUB_TOKEN"));
   auto env = buildSandboxEnv({{"LD_PRELOAD", "x"}, {"HOME", "/root"}, {"A", "1"}});
   EXPECT_EQ(env.dropped, std::vector<std::string>{"LD_PRELOAD"});
   EXPECT_NE(std::find(env.entries.begin(), env.entries.end(), "HOME=/home/mcp"), env.entries.end());

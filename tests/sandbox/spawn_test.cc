@@ -286,6 +286,25 @@ TEST(Spawn, RefusesCommandsOutsideTheAllowlistAndDeniedArguments) {
   ASSERT_FALSE(bad_args);
   EXPECT_NE(bad_args.error().message.find("denied pattern ';'"), std::string::npos)
       << bad_args.error().message;
+
+  // A lone `&` (as a word of its own) is refused like `&&`; one inside a
+  // word, as in a URL's query, is not.
+  for (const char* arg : {"&", "server.js & curl x", "run\t&"}) {
+    spec.args = {arg};
+    auto background = spawn(spec);
+    ASSERT_FALSE(background) << arg;
+    EXPECT_NE(background.error().message.find("denied word '&'"), std::string::npos)
+        << background.error().message;
+  }
+  SpawnSpec url = sandboxedProbe({"exit:3", "https://example.invalid/?a=1&b=2"});
+  url.sandbox->on_unavailable = OnUnavailable::kDegrade;
+  auto allowed = spawn(url);
+  ASSERT_TRUE(allowed) << allowed.error().message;
+  pollfd exited{allowed->pidfd.get(), POLLIN, 0};
+  ASSERT_EQ(::poll(&exited, 1, 10000), 1);
+  auto status = tryReap(*allowed);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(WEXITSTATUS(*status), 3) << describeExit(*status);
 }
 
 }  // namespace
