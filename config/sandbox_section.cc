@@ -55,6 +55,7 @@ void applySettings(const SandboxSettings& settings, sandbox::SandboxPolicy& poli
   set(settings.processes, policy.limits.processes);
   set(settings.open_files, policy.limits.open_files);
   set(settings.cpu_seconds, policy.limits.cpu_seconds);
+  set(settings.cpu_millicores, policy.limits.cpu_millicores);
   set(settings.file_size_bytes, policy.limits.file_size_bytes);
   set(settings.tmpfs_bytes, policy.limits.tmpfs_bytes);
   if (settings.hostname) policy.hostname = *settings.hostname;
@@ -186,6 +187,14 @@ class SandboxLoader : private detail::Reader {
     if (!items) return std::unexpected(items.error());
     for (const Entry& item : *items) {
       const std::string item_path = path + "." + item.key;
+      if (item.key == "cpu") {
+        auto text = scalar(item, item_path, "a number of cores such as 1.5 (0 for no limit)");
+        if (!text) return std::unexpected(text.error());
+        auto cores = sandbox::parseCores(*text);
+        if (!cores) return fail(item.line(), item_path + ": " + cores.error().message);
+        settings.cpu_millicores = *cores;
+        continue;
+      }
       std::optional<std::uint64_t>* target = nullptr;
       const bool is_size = item.key == "memory" || item.key == "file_size" || item.key == "tmpfs";
       if (item.key == "memory") {
@@ -203,7 +212,7 @@ class SandboxLoader : private detail::Reader {
       } else {
         return unknownKey(
             item, "in " + path,
-            {"memory", "processes", "open_files", "cpu_seconds", "file_size", "tmpfs"});
+            {"memory", "processes", "open_files", "cpu_seconds", "cpu", "file_size", "tmpfs"});
       }
       auto value = is_size ? sandboxSize(item, item_path) : sandboxCount(item, item_path);
       if (!value) return std::unexpected(value.error());
@@ -337,6 +346,14 @@ void emitSandboxCommon(YAML::Emitter& out, const sandbox::SandboxPolicy& policy)
   out << YAML::Key << "processes" << YAML::Value << limits.processes;
   out << YAML::Key << "open_files" << YAML::Value << limits.open_files;
   out << YAML::Key << "cpu_seconds" << YAML::Value << limits.cpu_seconds;
+  // Cores as written in the file: 1500 millicores is 1.5.
+  std::string cores = std::to_string(limits.cpu_millicores / 1000);
+  if (std::uint64_t rest = limits.cpu_millicores % 1000; rest != 0) {
+    std::string digits = std::to_string(1000 + rest).substr(1);
+    while (digits.ends_with('0')) digits.pop_back();
+    cores += "." + digits;
+  }
+  out << YAML::Key << "cpu" << YAML::Value << cores;
   out << YAML::Key << "file_size" << YAML::Value << formatSize(limits.file_size_bytes);
   out << YAML::Key << "tmpfs" << YAML::Value << formatSize(limits.tmpfs_bytes);
   out << YAML::EndMap;

@@ -31,6 +31,7 @@ struct SandboxSettings {
   std::optional<std::uint64_t> processes;
   std::optional<std::uint64_t> open_files;
   std::optional<std::uint64_t> cpu_seconds;
+  std::optional<std::uint64_t> cpu_millicores;
   std::optional<std::uint64_t> file_size_bytes;
   std::optional<std::uint64_t> tmpfs_bytes;
   std::vector<sandbox::Bind> binds;

@@ -193,16 +193,36 @@ Cgroup Cgroup::create(const std::string& name, const Request& request,
       group.pids_dir_.clear();
     }
   }
+  if (request.cpu_millicores != 0 && make("cpu", group.cpu_dir_, group.cpu_v2_)) {
+    // A quota per period of 100 ms: 1.5 cores may run 150 ms in every 100 ms.
+    constexpr std::uint64_t kPeriodUs = 100000;
+    std::string quota = std::to_string(request.cpu_millicores * kPeriodUs / 1000);
+    std::expected<void, Error> r;
+    if (group.cpu_v2_) {
+      r = writeText(group.cpu_dir_ + "/cpu.max", quota + " " + std::to_string(kPeriodUs));
+    } else {
+      r = writeText(group.cpu_dir_ + "/cpu.cfs_period_us", std::to_string(kPeriodUs));
+      if (r) r = writeText(group.cpu_dir_ + "/cpu.cfs_quota_us", quota);
+    }
+    if (!r) {
+      unavailable.push_back("cpu: " + r.error().message);
+      killAndRemove(group.cpu_dir_);
+      group.cpu_dir_.clear();
+    }
+  }
   return group;
 }
 
 Cgroup::Cgroup(Cgroup&& other) noexcept
     : memory_dir_(std::move(other.memory_dir_)),
       pids_dir_(std::move(other.pids_dir_)),
+      cpu_dir_(std::move(other.cpu_dir_)),
       memory_v2_(other.memory_v2_),
-      pids_v2_(other.pids_v2_) {
+      pids_v2_(other.pids_v2_),
+      cpu_v2_(other.cpu_v2_) {
   other.memory_dir_.clear();
   other.pids_dir_.clear();
+  other.cpu_dir_.clear();
 }
 
 Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
@@ -210,8 +230,10 @@ Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
     destroy();
     memory_dir_ = std::exchange(other.memory_dir_, {});
     pids_dir_ = std::exchange(other.pids_dir_, {});
+    cpu_dir_ = std::exchange(other.cpu_dir_, {});
     memory_v2_ = other.memory_v2_;
     pids_v2_ = other.pids_v2_;
+    cpu_v2_ = other.cpu_v2_;
   }
   return *this;
 }
@@ -220,7 +242,7 @@ Cgroup::~Cgroup() { destroy(); }
 
 std::expected<std::vector<UniqueFd>, Error> Cgroup::openSelfJoin() const {
   std::vector<UniqueFd> fds;
-  for (auto [dir, v2] : {std::pair{&memory_dir_, memory_v2_}, std::pair{&pids_dir_, pids_v2_}}) {
+  for (auto [dir, v2] : groups()) {
     if (dir->empty() || v2) continue;
     std::string tasks = *dir + "/tasks";
     UniqueFd fd(::open(tasks.c_str(), O_WRONLY | O_CLOEXEC));
@@ -239,7 +261,7 @@ std::expected<void, Error> Cgroup::joinSelf(const std::vector<UniqueFd>& fds) {
 }
 
 std::expected<void, Error> Cgroup::addProcess(pid_t pid) {
-  for (auto [dir, v2] : {std::pair{&memory_dir_, memory_v2_}, std::pair{&pids_dir_, pids_v2_}}) {
+  for (auto [dir, v2] : groups()) {
     if (dir->empty() || !v2) continue;
     if (auto r = writeText(*dir + "/cgroup.procs", std::to_string(pid)); !r) return r;
   }
@@ -262,12 +284,15 @@ bool Cgroup::memoryLimitHit() const {
 void Cgroup::destroy() {
   killAndRemove(memory_dir_);
   killAndRemove(pids_dir_);
+  killAndRemove(cpu_dir_);
   memory_dir_.clear();
   pids_dir_.clear();
+  cpu_dir_.clear();
 }
 
 void Cgroup::removeStaleSiblings() const {
-  for (const std::string* dir : {&memory_dir_, &pids_dir_}) {
+  for (const auto& group : groups()) {
+    const std::string* dir = group.first;
     if (dir->empty()) continue;
     std::string parent = dir->substr(0, dir->rfind('/'));
     DIR* entries = ::opendir(parent.c_str());

@@ -1,17 +1,19 @@
 #pragma once
 
 // cgroup limits for the whole process tree of one server: memory (the only
-// memory cap that does not break V8) and process count. cgroup v2 where the
+// memory cap that does not break V8), process count and CPU bandwidth. cgroup v2 where the
 // host delegates the controllers to us, v1 where that is what the host has.
 // Each sandbox gets its own group under the caller's own group, removed when
 // the sandbox ends.
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <expected>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/error.h"
@@ -20,7 +22,7 @@
 namespace mcpgate::sandbox {
 
 struct ControllerProbe {
-  std::string controller;  // "memory" or "pids"
+  std::string controller;  // "memory", "pids" or "cpu"
   std::string parent;      // directory we would create our group in; empty when unavailable
   bool v2 = false;
   std::string why_not;  // set when unavailable
@@ -36,6 +38,7 @@ class Cgroup {
   struct Request {
     std::uint64_t memory_bytes = 0;  // 0: not requested
     std::uint64_t processes = 0;     // 0: not requested
+    std::uint64_t cpu_millicores = 0;  // 0: not requested
   };
   [[nodiscard]] static Cgroup create(const std::string& name, const Request& request,
                                      std::vector<std::string>& unavailable);
@@ -49,6 +52,7 @@ class Cgroup {
 
   [[nodiscard]] bool hasMemory() const { return !memory_dir_.empty(); }
   [[nodiscard]] bool hasPids() const { return !pids_dir_.empty(); }
+  [[nodiscard]] bool hasCpu() const { return !cpu_dir_.empty(); }
 
   // Moving another process into a group takes the kernel's global
   // threadgroup lock for writing, which waits for an RCU grace period (~10 ms,
@@ -74,10 +78,17 @@ class Cgroup {
   void removeStaleSiblings() const;
 
  private:
+  // The groups in a fixed order (memory, pids, cpu), for the loops over all.
+  [[nodiscard]] std::array<std::pair<const std::string*, bool>, 3> groups() const {
+    return {{{&memory_dir_, memory_v2_}, {&pids_dir_, pids_v2_}, {&cpu_dir_, cpu_v2_}}};
+  }
+
   std::string memory_dir_;
   std::string pids_dir_;
+  std::string cpu_dir_;
   bool memory_v2_ = false;
   bool pids_v2_ = false;
+  bool cpu_v2_ = false;
 };
 
 }  // namespace mcpgate::sandbox

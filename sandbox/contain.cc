@@ -192,7 +192,7 @@ struct Release {
   std::vector<UniqueFd> cgroup_join;
 };
 
-constexpr std::size_t kMaxJoinFds = 2;  // memory and pids
+constexpr std::size_t kMaxJoinFds = 3;  // memory, pids and cpu
 
 std::optional<Release> receiveRelease(int fd) {
   std::uint32_t count = 0;
@@ -424,7 +424,9 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   std::vector<std::string> unavailable;
   Cgroup cgroup =
       Cgroup::create(spec.name.empty() ? "server" : spec.name,
-                     {policy.limits.memory_bytes, policy.limits.processes}, unavailable);
+                     {policy.limits.memory_bytes, policy.limits.processes,
+                      policy.limits.cpu_millicores},
+                     unavailable);
   for (const auto& reason : unavailable) {
     auto colon = reason.find(':');
     std::string layer = "cgroup-" + reason.substr(0, colon);
@@ -453,6 +455,7 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
     report.noted.push_back("network: host (by policy)");
   if (cgroup.hasMemory()) report.enforced.push_back("cgroup-memory");
   if (cgroup.hasPids()) report.enforced.push_back("cgroup-pids");
+  if (cgroup.hasCpu()) report.enforced.push_back("cgroup-cpu");
   report.noted.push_back(
       "address space not capped (V8 reserves large ranges; memory is capped by cgroup)");
   for (const auto& name : p.env.dropped)

@@ -26,7 +26,8 @@ constexpr std::string_view kRunUsage =
     "  --memory SIZE              cgroup memory limit (default 1GiB, 0 = none)\n"
     "  --processes N              cgroup pids.max and RLIMIT_NPROC (default 256)\n"
     "  --open-files N             RLIMIT_NOFILE (default 1024)\n"
-    "  --cpu-seconds N            RLIMIT_CPU (default 3600)\n"
+    "  --cpu-seconds N            RLIMIT_CPU, per process (default 3600)\n"
+    "  --cpu CORES                cgroup CPU bandwidth of the whole tree (default 1, 0 = none)\n"
     "  --file-size SIZE           RLIMIT_FSIZE (default 64MiB)\n"
     "  --tmpfs SIZE               size of /tmp and of HOME (default 128MiB)\n"
     "  --env K=V                  set a variable (the denylist still applies; repeatable)\n"
@@ -175,6 +176,13 @@ std::expected<SpawnSpec, Error> parseRun(std::span<char* const> args) {
       countInto(policy.limits.open_files);
     } else if (a == "--cpu-seconds") {
       countInto(policy.limits.cpu_seconds);
+    } else if (a == "--cpu") {
+      withValue([&](std::string_view v) -> std::expected<void, Error> {
+        auto cores = parseCores(v);
+        if (!cores) return std::unexpected(cores.error());
+        policy.limits.cpu_millicores = *cores;
+        return {};
+      });
     } else if (a == "--report") {
       policy.report = true;
     } else {

@@ -33,6 +33,19 @@ std::expected<std::uint64_t, Error> parseSize(std::string_view text) {
   return value * scale;
 }
 
+std::expected<std::uint64_t, Error> parseCores(std::string_view text) {
+  double cores = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), cores,
+                                   std::chars_format::fixed);
+  // Below a thousandth of a core the kernel's minimum quota (1 ms per period) is not met.
+  if (ec != std::errc{} || end != text.data() + text.size() || cores < 0 || cores > 4096 ||
+      (cores != 0 && cores < 0.001)) {
+    return std::unexpected(Error{"invalid number of cores '" + std::string(text) +
+                                 "': expected a decimal such as 1.5 or 0.25 (0: no limit)"});
+  }
+  return static_cast<std::uint64_t>(cores * 1000 + 0.5);
+}
+
 std::expected<void, Error> validatePolicy(const SandboxPolicy& policy) {
   for (const auto& bind : policy.binds) {
     if (bind.src.empty() || bind.src[0] != '/') {

@@ -6,7 +6,7 @@
 //
 // Config keys, one to one: on_unavailable -> on_unavailable, network ->
 // network, commands -> commands, limits.{memory, processes, open_files,
-// cpu_seconds, file_size, tmpfs} -> limits.* (sizes through parseSize),
+// cpu_seconds, cpu, file_size, tmpfs} -> limits.* (cpu in cores, as millicores) (sizes through parseSize),
 // servers.<name>.sandbox.binds[{src, dst, ro}] -> binds, servers.<name>.env
 // -> SpawnSpec::env (policy.env is for variables the operator sets on every
 // server), hostname -> hostname (default "mcp-<server>").
@@ -40,7 +40,10 @@ struct Limits {
   std::uint64_t memory_bytes = 1ULL << 30;      // cgroup memory limit (RLIMIT_AS breaks V8)
   std::uint64_t processes = 256;                // cgroup pids.max and RLIMIT_NPROC
   std::uint64_t open_files = 1024;              // RLIMIT_NOFILE
-  std::uint64_t cpu_seconds = 3600;             // RLIMIT_CPU
+  std::uint64_t cpu_seconds = 3600;             // RLIMIT_CPU, per process
+  // CPU bandwidth of the whole tree through the cgroup CPU controller, in
+  // thousandths of a core (1500: one and a half cores).
+  std::uint64_t cpu_millicores = 1000;
   std::uint64_t file_size_bytes = 64ULL << 20;  // RLIMIT_FSIZE
   std::uint64_t tmpfs_bytes = 128ULL << 20;     // size of /tmp and of HOME
 };
@@ -80,6 +83,9 @@ struct SandboxPolicy {
 
 // Parses "1GiB", "64MiB", "512k", "1000": the size syntax of the config and the CLI.
 [[nodiscard]] std::expected<std::uint64_t, Error> parseSize(std::string_view text);
+
+// Parses a number of cores ("1.5", "0.25", "2") into thousandths of a core.
+[[nodiscard]] std::expected<std::uint64_t, Error> parseCores(std::string_view text);
 
 // Checks a policy for mistakes an operator can fix (relative bind paths, ...).
 [[nodiscard]] std::expected<void, Error> validatePolicy(const SandboxPolicy& policy);

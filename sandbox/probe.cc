@@ -89,6 +89,7 @@ std::vector<LayerStatus> probeHost() {
   layers.push_back(namespaceLayer("uts", CLONE_NEWUTS, "own hostname mcp-<server>"));
   layers.push_back(cgroupLayer("cgroup-memory", "memory", "memory limit"));
   layers.push_back(cgroupLayer("cgroup-pids", "pids", "pids.max"));
+  layers.push_back(cgroupLayer("cgroup-cpu", "cpu", "CPU quota (cpu.max / cpu.cfs_quota_us)"));
   layers.push_back(
       {"rlimits", true, "CPU seconds, open files, file size, processes, no core dumps"});
   layers.push_back(seccompLayer());

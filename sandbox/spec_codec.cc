@@ -123,6 +123,7 @@ std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> secco
     w.put("processes", p.limits.processes);
     w.put("open_files", p.limits.open_files);
     w.put("cpu_seconds", p.limits.cpu_seconds);
+    w.put("cpu_millicores", p.limits.cpu_millicores);
     w.put("file_size", p.limits.file_size_bytes);
     w.put("tmpfs", p.limits.tmpfs_bytes);
     for (const auto& b : p.binds) {
@@ -204,6 +205,8 @@ std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
         r = setNumber(policy.limits.open_files, value);
       } else if (key == "cpu_seconds") {
         r = setNumber(policy.limits.cpu_seconds, value);
+      } else if (key == "cpu_millicores") {
+        r = setNumber(policy.limits.cpu_millicores, value);
       } else if (key == "file_size") {
         r = setNumber(policy.limits.file_size_bytes, value);
       } else if (key == "tmpfs") {

@@ -552,7 +552,7 @@ TEST_F(LoadConfigTest, WithoutASandboxSectionTheDefaultsApplyAndCommandsAreStill
   const std::string text = describeConfig(*config);
   EXPECT_NE(text.find("sandbox:\n  on_unavailable: fail\n  commands: [node, npx, python3, uvx]\n"
                       "  network: none\n  limits: {memory: 1GiB, processes: 256, open_files: "
-                      "1024, cpu_seconds: 3600, file_size: 64MiB, tmpfs: 128MiB}\n"),
+                      "1024, cpu_seconds: 3600, cpu: 1, file_size: 64MiB, tmpfs: 128MiB}\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(errorOf("servers:\n  a: {command: /nonexistent/server}\n"),
@@ -568,7 +568,7 @@ TEST_F(LoadConfigTest, LoadsTheIssueExampleWithGlobalAndPerServerSandbox) {
   on_unavailable: degrade
   network: host
   commands: [node, npx, python3, uvx, /opt/bin/server]
-  limits: {memory: 2GiB, processes: 100, open_files: 512, cpu_seconds: 60,
+  limits: {memory: 2GiB, processes: 100, open_files: 512, cpu_seconds: 60, cpu: 1.5,
            file_size: 1MiB, tmpfs: 0}
 servers:
   files:
@@ -591,6 +591,7 @@ servers:
   EXPECT_EQ(config->sandbox.limits.processes, 100U);
   EXPECT_EQ(config->sandbox.limits.open_files, 512U);
   EXPECT_EQ(config->sandbox.limits.cpu_seconds, 60U);
+  EXPECT_EQ(config->sandbox.limits.cpu_millicores, 1500U);
   EXPECT_EQ(config->sandbox.limits.file_size_bytes, 1ULL << 20);
   EXPECT_EQ(config->sandbox.limits.tmpfs_bytes, 0U);  // no limit
 
@@ -611,7 +612,8 @@ servers:
   const std::string text = describeConfig(*config);
   EXPECT_NE(text.find("sandbox:\n  on_unavailable: degrade\n  commands: [node, npx, python3, uvx, "
                       "/opt/bin/server]\n  network: host\n  limits: {memory: 2GiB, processes: "
-                      "100, open_files: 512, cpu_seconds: 60, file_size: 1MiB, tmpfs: 0B}\n"),
+                      "100, open_files: 512, cpu_seconds: 60, cpu: 1.5, file_size: 1MiB, "
+                      "tmpfs: 0B}\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("    sandbox:\n      network: none\n"), std::string::npos) << text;
@@ -781,6 +783,9 @@ TEST_F(LoadConfigTest, SandboxLimitErrors) {
             at(5,
                "servers.x.sandbox.limits.cpu_seconds '1h' must be an integer from 0 (no limit) "
                "to 1000000000"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  limits: {cpu: 2 cores}\n") + kMinimal),
+            at(2, "sandbox.limits.cpu: invalid number of cores '2 cores': expected a decimal "
+                  "such as 1.5 or 0.25 (0: no limit)"));
 }
 
 TEST_F(LoadConfigTest, SandboxCommandsErrors) {

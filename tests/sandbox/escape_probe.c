@@ -15,11 +15,13 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void report(const char* action, long rc, const char* detail) {
@@ -71,6 +73,38 @@ static void memoryBomb(const char* action) {
     memset(p, 1, 1 << 20);  // touch every page: the cgroup counts resident memory
   }
   report(action, 0, NULL);
+}
+
+static long long nowMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+// "spin:N:MS": N processes spin for MS milliseconds of wall time; reports the
+// CPU time they got (user + system, from the kernel's accounting) and the
+// wall time, so a test can compare the ratio with a CPU cap.
+static void spin(const char* action) {
+  int n = atoi(arg(action));
+  const char* second = strchr(arg(action), ':');
+  long long ms = second ? atoll(second + 1) : 1000;
+  long long start = nowMs();
+  for (int i = 0; i < n; ++i) {
+    if (fork() == 0) {
+      volatile unsigned long x = 0;
+      while (nowMs() - start < ms) ++x;
+      _exit(0);
+    }
+  }
+  while (wait(NULL) > 0) {
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_CHILDREN, &ru);
+  long long cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000LL +
+                  (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+  char detail[96];
+  snprintf(detail, sizeof detail, "cpu_ms=%lld wall_ms=%lld", cpu, nowMs() - start);
+  report(action, 0, detail);
 }
 
 static void fill(const char* action) {
@@ -222,6 +256,8 @@ int main(int argc, char** argv) {
       connectUnix(a);
     } else if (!strcmp(a, "forkbomb")) {
       forkBomb(a);
+    } else if (!strncmp(a, "spin:", 5)) {
+      spin(a);
     } else if (!strncmp(a, "membomb:", 8)) {
       memoryBomb(a);
     } else if (!strncmp(a, "fill:", 5)) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -223,6 +224,24 @@ TEST_P(Escape, MemoryBombIsKilledAtTheMemoryLimit) {
   EXPECT_EQ(r.action("membomb:32"), "ok");  // below the limit: allowed
   EXPECT_EQ(r.code, 128 + SIGKILL) << r.out;
   EXPECT_NE(r.err.find("killed by the memory limit"), std::string::npos) << r.err;
+}
+
+// Three busy processes for two seconds under a fiftieth of a core (2 ms in
+// every 100 ms period): the kernel's own accounting of their CPU time must
+// stay near the cap. Small, so that even a host loaded by other work, where
+// uncapped spinners still get a few hundred ms, is far above it.
+TEST_P(Escape, BusyLoopsStayWithinTheCpuCap) {
+  if (!root()) GTEST_SKIP() << "the CPU cap needs a cgroup; nobody cannot create one here";
+  Result r = probe({"--cpu", "0.02", "--report"}, {"spin:3:2000"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("\"cgroup-cpu\""), std::string::npos) << r.err;
+  std::string verdict = r.action("spin:3:2000");
+  long long cpu_ms = 0, wall_ms = 0;
+  ASSERT_EQ(std::sscanf(verdict.c_str(), "ok cpu_ms=%lld wall_ms=%lld", &cpu_ms, &wall_ms), 2)
+      << verdict;
+  ASSERT_GE(wall_ms, 2000);
+  // The cap is 20 ms per second of wall time; twice that plus 100 ms of slack.
+  EXPECT_LT(cpu_ms, wall_ms * 0.02 * 2 + 100) << verdict;
 }
 
 TEST_P(Escape, FillingTmpStopsAtTheTmpfsSize) {

@@ -106,7 +106,7 @@ inline std::vector<fs::path> cgroupParents() {
   while (std::getline(self, line)) {
     auto a = line.find(':'), b = line.find(':', a + 1);
     std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
-    for (const char* c : {"memory", "pids"}) {
+    for (const char* c : {"memory", "pids", "cpu"}) {
       if (controllers == c) parents.push_back(fs::path("/sys/fs/cgroup") / c / path.substr(1));
     }
   }

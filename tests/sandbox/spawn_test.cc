@@ -120,7 +120,7 @@ TEST(Spawn, SandboxedServerIsNeverHostRootAndLeavesNothingBehind) {
   EXPECT_EQ(statusField(server, "Seccomp"), "2");
   EXPECT_EQ(statusField(server, "NSpid").substr(statusField(server, "NSpid").rfind('\t') + 1), "2");
   EXPECT_FALSE(leftoverCgroups(supervisor).empty()) << "the sandbox should be in its own cgroup";
-  // The server was born inside them: its memory and pids groups are the sandbox's.
+  // The server was born inside them: its memory, pids and cpu groups are the sandbox's.
   std::string inside;
   {
     std::ifstream groups("/proc/" + std::to_string(server) + "/cgroup");
@@ -130,7 +130,7 @@ TEST(Spawn, SandboxedServerIsNeverHostRootAndLeavesNothingBehind) {
         inside += line.substr(line.find(':') + 1, line.rfind(':') - line.find(':') - 1) + " ";
     }
   }
-  EXPECT_EQ(inside, "pids memory ");
+  EXPECT_EQ(inside, "pids memory cpu ");
 
   int status = terminate(*child, 2s);
   EXPECT_TRUE(WIFEXITED(status) || WIFSIGNALED(status));
