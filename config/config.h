@@ -227,8 +227,14 @@ struct Config {
 // Loads a YAML config, or a JSON file in the Claude Desktop / Cursor / VS Code
 // `{"mcpServers": {...}}` format, and validates it. Never throws; every error
 // is "FILE:LINE: message" (or "FILE: message" where no line applies).
+// ${secret:NAME} references are resolved from the encrypted store unless
+// `resolve_secrets` is false (`mcpgate secret`, which only needs state_dir,
+// must work before the secrets a config names exist).
+struct LoadOptions {
+  bool resolve_secrets = true;
+};
 [[nodiscard]] std::expected<std::shared_ptr<const Config>, Error> loadConfig(
-    const std::string& path);
+    const std::string& path, LoadOptions options = {});
 
 // The effective config (defaults filled in) as YAML, for `mcpgate config check`.
 // Environment values are shown as "<set>": they often hold secrets.

@@ -12,7 +12,8 @@ bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
 }  // namespace
 
 std::expected<std::string, std::string> expandVariables(std::string_view text,
-                                                        const VariableLookup& lookup) {
+                                                        const VariableLookup& lookup,
+                                                        const VariableLookup* secrets) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -33,14 +34,25 @@ std::expected<std::string, std::string> expandVariables(std::string_view text,
     if (close == std::string_view::npos) {
       return std::unexpected(std::string("unterminated '${' (write '$$' for a literal '$')"));
     }
-    const std::string name(text.substr(i + 2, close - i - 2));
+    std::string name(text.substr(i + 2, close - i - 2));
+    constexpr std::string_view kSecret = "secret:";
+    const bool secret = name.starts_with(kSecret);
+    if (secret) name.erase(0, kSecret.size());
     bool valid = !name.empty() && isNameStart(name.front());
     for (char c : name) valid = valid && isNameChar(c);
     if (!valid) {
-      return std::unexpected("invalid variable name '${" + name +
-                             "}' (use letters, digits and _; write '$$' for a literal '$')");
+      return std::unexpected(std::string("invalid variable name '${") + (secret ? "secret:" : "") +
+                             name + "}' (use letters, digits and _; write '$$' for a literal '$')");
     }
-    std::optional<std::string> value = lookup(name);
+    if (secret && secrets == nullptr) {
+      return std::unexpected("${secret:" + name +
+                             "} may only be used in a server's env: secrets reach servers only "
+                             "as their environment");
+    }
+    std::optional<std::string> value = secret ? (*secrets)(name) : lookup(name);
+    if (!value && secret) {
+      return std::unexpected("${secret:" + name + "} is not a valid secret reference");
+    }
     if (!value) {
       return std::unexpected("${" + name + "} is not set in the gateway's environment");
     }

@@ -17,8 +17,10 @@ using VariableLookup = std::function<std::optional<std::string>(const std::strin
 // undefined variable is an error, not an empty string: a server started with
 // an empty token fails later and far less clearly. The error reads well after
 // "KEY: ", e.g. "${TOKEN} is not set in the gateway's environment".
-[[nodiscard]] std::expected<std::string, std::string> expandVariables(std::string_view text,
-                                                                      const VariableLookup& lookup);
+// ${secret:NAME} asks `secrets` (the encrypted store); where that is null
+// (everywhere but a server's env) a secret reference is an error.
+[[nodiscard]] std::expected<std::string, std::string> expandVariables(
+    std::string_view text, const VariableLookup& lookup, const VariableLookup* secrets = nullptr);
 
 // lookup over the gateway's own environment (getenv).
 [[nodiscard]] std::optional<std::string> lookupEnvironment(const std::string& name);

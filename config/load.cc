@@ -31,6 +31,7 @@
 #include "config/policy_section.h"
 #include "config/remote_section.h"
 #include "config/sandbox_section.h"
+#include "config/secret_refs.h"
 #include "config/units.h"
 #include "config/yaml_support.h"
 
@@ -524,7 +525,8 @@ Error errorAt(const std::string& file, const YAML::Mark& mark, const std::string
   return Error{file + ":" + std::to_string(mark.line + 1) + ": " + message};
 }
 
-std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path) {
+std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path,
+                                                         LoadOptions options) {
   auto text = readFile(path);
   if (!text) return std::unexpected(text.error());
   const std::vector<YAML::Node> documents = YAML::LoadAll(*text);
@@ -551,6 +553,11 @@ std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path
   if (!loaded) return std::unexpected(loaded.error());
   finishDlpSection(config.dlp);
   finishAuditSection(config.state_dir, config.audit);
+  if (options.resolve_secrets) {
+    if (auto resolved = resolveSecretReferences(config); !resolved) {
+      return std::unexpected(resolved.error());
+    }
+  }
   return std::make_shared<const Config>(std::move(config));
 }
 
@@ -598,9 +605,10 @@ std::string defaultStateDir() {
   return xdgDir("/var/lib/mcpgate", "XDG_STATE_HOME", ".local/state");
 }
 
-std::expected<std::shared_ptr<const Config>, Error> loadConfig(const std::string& path) {
+std::expected<std::shared_ptr<const Config>, Error> loadConfig(const std::string& path,
+                                                               LoadOptions options) {
   try {
-    return load(path);
+    return load(path, options);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp guards its recursive parser; its own message for this is unhelpful.
     return std::unexpected(errorAt(

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "config/expand.h"
+#include "config/secret_refs.h"
 
 namespace mcpgate::config::detail {
 
@@ -160,7 +161,12 @@ std::expected<void, Error> Reader::loadEnv(
     }
     auto raw = scalar(item, path, "a map of strings");
     if (!raw) return std::unexpected(raw.error());
-    auto value = expandVariables(*raw, lookupEnvironment);
+    // ${secret:NAME} stays a placeholder until the store is opened, once the
+    // whole file (state_dir included) has been read: see config/secret_refs.h.
+    const VariableLookup secrets = [](const std::string& name) -> std::optional<std::string> {
+      return secretPlaceholder(name);
+    };
+    auto value = expandVariables(*raw, lookupEnvironment, &secrets);
     if (!value) return fail(item.line(), path + "." + item.key + ": " + value.error());
     env.emplace_back(item.key, std::move(*value));
   }
