@@ -59,6 +59,8 @@ void applySettings(const SandboxSettings& settings, sandbox::SandboxPolicy& poli
   set(settings.file_size_bytes, policy.limits.file_size_bytes);
   set(settings.tmpfs_bytes, policy.limits.tmpfs_bytes);
   if (settings.hostname) policy.hostname = *settings.hostname;
+  if (settings.tmp_exec) policy.tmp_exec = *settings.tmp_exec;
+  if (settings.home_exec) policy.home_exec = *settings.home_exec;
   // A server's bind or variable replaces the global one it names, so a server
   // can narrow a global rw bind to ro; anything else is added.
   for (const sandbox::Bind& bind : settings.binds) {
@@ -111,6 +113,9 @@ class SandboxLoader : private detail::Reader {
         done = loadBinds(item, item_path, settings);
       } else if (item.key == "env") {
         done = loadEnv(item, item_path, settings.env);
+      } else if (item.key == "tmp_exec" || item.key == "home_exec") {
+        done = loadFlag(item, item_path,
+                        item.key == "tmp_exec" ? settings.tmp_exec : settings.home_exec);
       } else if (!global && item.key == "hostname") {
         done = loadHostname(item, item_path, settings);
       } else if (!global && (item.key == "commands" || item.key == "on_unavailable")) {
@@ -123,9 +128,12 @@ class SandboxLoader : private detail::Reader {
                     "(servers.NAME.sandbox.hostname; the default is mcp-NAME)");
       } else if (global) {
         done = unknownKey(item, "in " + path,
-                          {"on_unavailable", "network", "commands", "limits", "binds", "env"});
+                          {"on_unavailable", "network", "commands", "limits", "binds", "env",
+                           "tmp_exec", "home_exec"});
       } else {
-        done = unknownKey(item, "in " + path, {"network", "limits", "binds", "env", "hostname"});
+        done = unknownKey(item, "in " + path,
+                          {"network", "limits", "binds", "env", "hostname", "tmp_exec",
+                           "home_exec"});
       }
       if (!done) return std::unexpected(done.error());
     }
@@ -133,6 +141,15 @@ class SandboxLoader : private detail::Reader {
   }
 
  private:
+  [[nodiscard]] std::expected<void, Error> loadFlag(const Entry& e, const std::string& path,
+                                                    std::optional<bool>& into) const {
+    auto flag = scalar(e, path, "true or false");
+    if (!flag) return std::unexpected(flag.error());
+    if (*flag != "true" && *flag != "false") return fail(e.line(), path + " must be true or false");
+    into = *flag == "true";
+    return {};
+  }
+
   template <typename Apply>
   [[nodiscard]] std::expected<void, Error> loadChoice(
       const Entry& e, const std::string& path, std::initializer_list<std::string_view> choices,
@@ -357,6 +374,8 @@ void emitSandboxCommon(YAML::Emitter& out, const sandbox::SandboxPolicy& policy)
   out << YAML::Key << "file_size" << YAML::Value << formatSize(limits.file_size_bytes);
   out << YAML::Key << "tmpfs" << YAML::Value << formatSize(limits.tmpfs_bytes);
   out << YAML::EndMap;
+  out << YAML::Key << "tmp_exec" << YAML::Value << policy.tmp_exec;
+  out << YAML::Key << "home_exec" << YAML::Value << policy.home_exec;
   out << YAML::Key << "binds" << YAML::Value;
   if (policy.binds.empty()) out << YAML::Flow;
   out << YAML::BeginSeq;
@@ -388,6 +407,13 @@ std::expected<void, Error> resolveSandboxes(const detail::Reader& reader,
   for (auto& [name, server] : config.servers) {
     const ServerExtra& extra = extras.at(name);
     server.sandbox = config.sandbox;
+    // uvx installs its tools under HOME and runs them from there: HOME stays
+    // executable for it unless a section says otherwise.
+    const bool home_exec_set =
+        (global && global->home_exec) || (extra.sandbox && extra.sandbox->home_exec);
+    if (!home_exec_set && fs::path(server.command).filename() == "uvx") {
+      server.sandbox.home_exec = true;
+    }
     if (extra.sandbox) applySettings(*extra.sandbox, server.sandbox);
     if (server.remote) continue;  // nothing to start, nothing to sandbox
     if (auto runnable = checkRunnable(server); !runnable) {

@@ -37,6 +37,8 @@ struct SandboxSettings {
   std::vector<sandbox::Bind> binds;
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<std::string> hostname;
+  std::optional<bool> tmp_exec;
+  std::optional<bool> home_exec;
 };
 
 // What the loader keeps about a server beyond ServerConfig until the whole

@@ -30,6 +30,7 @@ constexpr std::string_view kRunUsage =
     "  --cpu CORES                cgroup CPU bandwidth of the whole tree (default 1, 0 = none)\n"
     "  --file-size SIZE           RLIMIT_FSIZE (default 64MiB)\n"
     "  --tmpfs SIZE               size of /tmp and of HOME (default 128MiB)\n"
+    "  --tmp-exec, --home-exec    allow executing files on /tmp, on HOME (default: noexec)\n"
     "  --env K=V                  set a variable (the denylist still applies; repeatable)\n"
     "  --hostname NAME            hostname inside (default mcp-<name>)\n"
     "  --name NAME                server name for the report and the hostname\n"
@@ -183,6 +184,10 @@ std::expected<SpawnSpec, Error> parseRun(std::span<char* const> args) {
         policy.limits.cpu_millicores = *cores;
         return {};
       });
+    } else if (a == "--tmp-exec") {
+      policy.tmp_exec = true;
+    } else if (a == "--home-exec") {
+      policy.home_exec = true;
     } else if (a == "--report") {
       policy.report = true;
     } else {

@@ -185,8 +185,15 @@ std::expected<void, Error> dev() {
 }
 
 std::expected<void, Error> writable(const SandboxPolicy& policy) {
-  if (auto r = tmpfs("/tmp", policy.limits.tmpfs_bytes, "1777"); !r) return r;
-  if (auto r = tmpfs(kSandboxHome, policy.limits.tmpfs_bytes, "0700"); !r) return r;
+  // noexec unless the policy allows it: what a server downloads or writes
+  // there cannot be run (scripts through an interpreter still can).
+  auto flags = [](bool exec) -> unsigned long {
+    return MS_NOSUID | MS_NODEV | (exec ? 0UL : static_cast<unsigned long>(MS_NOEXEC));
+  };
+  if (auto r = tmpfs("/tmp", policy.limits.tmpfs_bytes, "1777", flags(policy.tmp_exec)); !r)
+    return r;
+  if (auto r = tmpfs(kSandboxHome, policy.limits.tmpfs_bytes, "0700", flags(policy.home_exec)); !r)
+    return r;
   // The tmpfs root belongs to the namespace's (unmapped) root; hand HOME to the server's user.
   if (::chown(newPath(kSandboxHome).c_str(), kSandboxUid, kSandboxGid) != 0) {
     return std::unexpected(sysError("chown " + std::string(kSandboxHome)));

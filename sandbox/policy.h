@@ -75,6 +75,11 @@ struct SandboxPolicy {
   std::vector<Bind> binds;
   // Added to the server's environment after its own; the denylist still applies.
   std::vector<std::pair<std::string, std::string>> env;
+  // Whether files on /tmp and HOME may be executed (and mapped executable).
+  // Closed by default; config opens HOME for uvx, which installs its tools
+  // there and runs them (npx runs from the npm cache mcpgate binds).
+  bool tmp_exec = false;
+  bool home_exec = false;
   std::string hostname;  // empty: "mcp-<server name>"
   // Print one JSON line describing the enforced layers on stderr before the
   // server starts (the gateway logs it; `sandbox run` asks for it with --report).

@@ -71,7 +71,8 @@ LayerStatus mountApiLayer() {
   int err = tryUnshare(CLONE_NEWNS);
   if (err != 0) return {"mount", false, std::string("unshare(CLONE_NEWNS): ") + std::strerror(err)};
   return {"mount", true,
-          "tmpfs root, pivot_root, read-only /usr and /etc files, tmpfs /tmp and HOME"};
+          "tmpfs root, pivot_root, read-only /usr and /etc files, tmpfs /tmp and HOME "
+          "(noexec unless the policy allows)"};
 }
 
 }  // namespace

@@ -133,6 +133,8 @@ std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> secco
       w.put("bind_overlay", b.overlay ? "1" : "0");
     }
     for (const auto& [k, v] : p.env) w.put("policy_env", k, v);
+    w.put("tmp_exec", p.tmp_exec ? "1" : "0");
+    w.put("home_exec", p.home_exec ? "1" : "0");
     w.put("hostname", p.hostname);
     w.put("report", p.report ? "1" : "0");
   }
@@ -225,6 +227,10 @@ std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
         }
       } else if (key == "policy_env") {
         policy.env.push_back(keyValue(value));
+      } else if (key == "tmp_exec") {
+        policy.tmp_exec = value == "1";
+      } else if (key == "home_exec") {
+        policy.home_exec = value == "1";
       } else if (key == "hostname") {
         policy.hostname = value;
       } else if (key == "report") {

@@ -788,6 +788,34 @@ TEST_F(LoadConfigTest, SandboxLimitErrors) {
                   "such as 1.5 or 0.25 (0: no limit)"));
 }
 
+// /tmp and HOME are noexec unless a section opens them; HOME stays executable
+// for uvx (it runs the tools it installs there) unless a section says no.
+TEST_F(LoadConfigTest, TmpAndHomeAreNoexecExceptHomeForUvx) {
+  fs::create_directory(dir_ + "/bin");
+  { std::ofstream(dir_ + "/bin/uvx") << "#!/bin/sh\n"; }
+  fs::permissions(dir_ + "/bin/uvx", fs::perms::owner_all);
+  auto config = load(R"(sandbox:
+  commands: [node, /opt/bin/uvx]
+  binds: [{src: bin, dst: /opt/bin}]
+servers:
+  js: {command: node}
+  py: {command: /opt/bin/uvx}
+  py_closed: {command: /opt/bin/uvx, sandbox: {home_exec: false}}
+  js_open: {command: node, sandbox: {tmp_exec: true, home_exec: true}}
+)");
+  ASSERT_NE(config, nullptr);
+  const auto& servers = config->servers;
+  EXPECT_FALSE(servers.at("js").sandbox.tmp_exec);
+  EXPECT_FALSE(servers.at("js").sandbox.home_exec);
+  EXPECT_FALSE(servers.at("py").sandbox.tmp_exec);
+  EXPECT_TRUE(servers.at("py").sandbox.home_exec);
+  EXPECT_FALSE(servers.at("py_closed").sandbox.home_exec);
+  EXPECT_TRUE(servers.at("js_open").sandbox.tmp_exec);
+  EXPECT_TRUE(servers.at("js_open").sandbox.home_exec);
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  tmp_exec: yes\n") + kMinimal),
+            at(2, "sandbox.tmp_exec must be true or false"));
+}
+
 TEST_F(LoadConfigTest, SandboxCommandsErrors) {
   EXPECT_EQ(errorOf(std::string("sandbox:\n  commands:\n    - node\n    - bin/node\n") + kMinimal),
             at(4,

@@ -107,6 +107,46 @@ static void spin(const char* action) {
   report(action, 0, detail);
 }
 
+// "copyexec:PATH": copies this binary to PATH (mode 0755) and runs the copy,
+// as a server would run something it downloaded.
+static void copyExec(const char* action) {
+  const char* path = arg(action);
+  int in = open("/proc/self/exe", O_RDONLY);
+  int out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+  if (in < 0 || out < 0) {
+    report(action, -1, "copy");
+    return;
+  }
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) > 0) {
+    if (write(out, buf, (size_t)n) != n) break;
+  }
+  close(in);
+  close(out);
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    report(action, -1, "pipe");
+    return;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    char* const argv[] = {(char*)path, "exit:0", NULL};
+    execv(path, argv);
+    int err = errno;
+    (void)write(pipefd[1], &err, sizeof err);
+    _exit(127);
+  }
+  close(pipefd[1]);
+  int err = 0;
+  ssize_t got = read(pipefd[0], &err, sizeof err);
+  close(pipefd[0]);
+  waitpid(pid, NULL, 0);
+  unlink(path);
+  errno = err;
+  report(action, got == (ssize_t)sizeof err ? -1 : 0, NULL);
+}
+
 static void fill(const char* action) {
   signal(SIGXFSZ, SIG_IGN);  // see EFBIG instead of dying
   int fd = open(arg(action), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -256,6 +296,8 @@ int main(int argc, char** argv) {
       connectUnix(a);
     } else if (!strcmp(a, "forkbomb")) {
       forkBomb(a);
+    } else if (!strncmp(a, "copyexec:", 9)) {
+      copyExec(a);
     } else if (!strncmp(a, "spin:", 5)) {
       spin(a);
     } else if (!strncmp(a, "membomb:", 8)) {

@@ -244,6 +244,18 @@ TEST_P(Escape, BusyLoopsStayWithinTheCpuCap) {
   EXPECT_LT(cpu_ms, wall_ms * 0.02 * 2 + 100) << verdict;
 }
 
+// A binary the server writes (downloads) to /tmp or HOME does not run; the
+// operator can open either one for a server that needs it.
+TEST_P(Escape, ABinaryCopiedToTmpOrHomeDoesNotExecute) {
+  Result closed = probe({}, {"copyexec:/tmp/x", "copyexec:/home/mcp/x"});
+  EXPECT_EQ(closed.code, 0) << closed.err;
+  EXPECT_EQ(closed.action("copyexec:/tmp/x"), "EACCES");
+  EXPECT_EQ(closed.action("copyexec:/home/mcp/x"), "EACCES");
+  Result open = probe({"--tmp-exec", "--home-exec"}, {"copyexec:/tmp/x", "copyexec:/home/mcp/x"});
+  EXPECT_EQ(open.action("copyexec:/tmp/x"), "ok");
+  EXPECT_EQ(open.action("copyexec:/home/mcp/x"), "ok");
+}
+
 TEST_P(Escape, FillingTmpStopsAtTheTmpfsSize) {
   Result r = probe({"--tmpfs", "8MiB", "--file-size", "1GiB"}, {"fill:/tmp/f", "fill:/home/mcp/f"});
   EXPECT_EQ(r.action("fill:/tmp/f"), "ENOSPC after 8388608");
