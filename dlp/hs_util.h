@@ -4,16 +4,13 @@
 // RuleSet. Internal to dlp/.
 
 #include <hs/hs.h>
+#include <re2/re2.h>
 
 #include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "dlp/rule.h"
-
-namespace re2 {
-class RE2;
-}
 
 namespace mcpgate::dlp {
 
@@ -63,6 +60,7 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
 // 0 if either is unbounded or the sum is over kMaxGateReach.
 inline constexpr std::size_t kMaxGateReach = 1024;
 [[nodiscard]] std::size_t gateReach(const Rule& r);
+[[nodiscard]] re2::RE2::Options re2Options(const Rule& r);
 [[nodiscard]] std::unique_ptr<re2::RE2> compileRe2(const Rule& r);
 
 }  // namespace mcpgate::dlp

@@ -283,6 +283,8 @@ class Parser {
   std::string name_;
 };
 
+}  // namespace
+
 re2::RE2::Options re2Options(const Rule& r) {
   re2::RE2::Options o;
   // Hyperscan scans bytes (no HS_FLAG_UTF8, which is undefined on invalid UTF-8); RE2 must see the
@@ -294,8 +296,6 @@ re2::RE2::Options re2Options(const Rule& r) {
   o.set_log_errors(false);
   return o;
 }
-
-}  // namespace
 
 std::string_view toString(Category c) { return kCategories[static_cast<int>(c)]; }
 std::string_view toString(Severity s) { return kSeverities[static_cast<int>(s)]; }

@@ -1,6 +1,5 @@
 #include "dlp/rule_set.h"
 
-#include <openssl/evp.h>
 #include <re2/re2.h>
 #include <unistd.h>
 
@@ -10,25 +9,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "dlp/rule_cache.h"
+
 namespace mcpgate::dlp {
 namespace {
 
 // Cap on the RE2 window for patterns without a bounded width (`{20,}`, `+`): a secret longer than
 // this is found from its first 4 KiB, which is enough to confirm and redact it.
 constexpr std::size_t kMaxWindow = 4096;
-
-std::string sha256Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 15]);
-  }
-  return out;
-}
 
 // Everything that changes the compiled database, so the cache key changes with it.
 std::string databaseKey(const std::vector<Rule>& rules) {
@@ -77,15 +65,38 @@ std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs, bo
   return HsDatabase(db);
 }
 
-HsDatabase readCache(const std::filesystem::path& file) {
+std::optional<std::string> readFile(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return nullptr;
+  if (!in) return std::nullopt;
   std::ostringstream ss;
   ss << in.rdbuf();
-  const std::string blob = ss.str();
+  return ss.str();
+}
+
+// Written aside and renamed, so a concurrent starter never reads half a file.
+void writeFile(const std::filesystem::path& file, std::string_view bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  const auto tmp = file.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+HsDatabase readCache(const std::filesystem::path& file) {
+  const auto blob = readFile(file);
+  if (!blob) return nullptr;
   hs_database_t* db = nullptr;
   // A blob from another Hyperscan build or CPU is rejected here; we then just recompile.
-  if (hs_deserialize_database(blob.data(), blob.size(), &db) != HS_SUCCESS) return nullptr;
+  if (hs_deserialize_database(blob->data(), blob->size(), &db) != HS_SUCCESS) return nullptr;
   return HsDatabase(db);
 }
 
@@ -94,17 +105,7 @@ void writeCache(const std::filesystem::path& file, const hs_database_t* db) {
   std::size_t len = 0;
   if (hs_serialize_database(db, &bytes, &len) != HS_SUCCESS) return;
   const std::unique_ptr<char, decltype(&std::free)> owned(bytes, &std::free);
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  // Write aside and rename, so a concurrent starter never reads half a database.
-  const auto tmp = file.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(bytes, static_cast<std::streamsize>(len));
-    if (!out) return;
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  writeFile(file, std::string_view(bytes, len));
 }
 
 }  // namespace
@@ -118,22 +119,52 @@ const Rule* RuleSet::find(std::string_view id) const {
 
 std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::load(
     std::span<const std::filesystem::path> paths, const LoadOptions& options) {
-  std::vector<Rule> all;
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
   for (const auto& p : paths) {
-    auto files = ruleFiles(p);
-    if (!files) return std::unexpected(files.error());
-    for (const auto& f : *files) {
-      auto rules = loadRuleFile(f);
-      if (!rules) return std::unexpected(rules.error());
-      std::ranges::move(*rules, std::back_inserter(all));
+    auto names = ruleFiles(p);
+    if (!names) return std::unexpected(names.error());
+    for (const auto& f : *names) {
+      std::ifstream in(f, std::ios::binary);
+      if (!in) return std::unexpected(Error{f.string() + ": cannot open rule file"});
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      files.emplace_back(f, ss.str());
     }
   }
+  // Warm start: the same files (names and bytes) were parsed and checked before.
+  std::filesystem::path cached;
+  if (!options.cache_dir.empty()) {
+    cached = options.cache_dir / ("rules-" + ruleFilesKey(files) + ".rules");
+    if (auto blob = readFile(cached)) {
+      if (auto c = deserializeRules(*blob); c && !c->rules.empty()) {
+        return build(std::move(c->rules), options, /*checked=*/true, &c->windows);
+      }
+    }
+  }
+  std::vector<Rule> all;
+  for (const auto& [name, bytes] : files) {
+    auto rules = loadRuleText(bytes, name.string());
+    if (!rules) return std::unexpected(rules.error());
+    std::ranges::move(*rules, std::back_inserter(all));
+  }
   if (all.empty()) return std::unexpected(Error{"no rules found in the given rule paths"});
-  return fromRules(std::move(all), options);
+  auto set = build(std::move(all), options, /*checked=*/true, nullptr);
+  if (set && !cached.empty()) {
+    CachedRules c{(*set)->rules_, {}};
+    for (const auto& cf : (*set)->confirm_) c.windows.push_back(cf.base_window);
+    writeFile(cached, serializeRules(c));
+  }
+  return set;
 }
 
 std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
     std::vector<Rule> rules, const LoadOptions& options) {
+  return build(std::move(rules), options, /*checked=*/false, nullptr);
+}
+
+std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
+    std::vector<Rule> rules, const LoadOptions& options, bool checked,
+    const std::vector<std::size_t>* windows) {
   std::shared_ptr<RuleSet> set(new RuleSet());
   set->rules_ = std::move(rules);
   const auto& rs = set->rules_;
@@ -146,27 +177,35 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::fromRules(
   }
 
   set->confirm_.reserve(rs.size());
-  for (const auto& r : rs) {
-    if (auto ok = checkRule(r); !ok) return std::unexpected(ok.error());
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const Rule& r = rs[i];
+    if (!checked) {
+      if (auto ok = checkRule(r); !ok) return std::unexpected(ok.error());
+    }
     Confirm c;
-    c.re = compileRe2(r);
+    c.re = LazyRe2(re2Pattern(r), re2Options(r));
     for (const auto& x : r.exclude) {
       re2::RE2::Options o;
       o.set_encoding(re2::RE2::Options::EncodingLatin1);
       o.set_case_sensitive(false);
       o.set_log_errors(false);
-      c.exclude.push_back(std::make_unique<re2::RE2>(x, o));
+      c.exclude.emplace_back(x, o);
     }
-    hs_expr_info_t* raw_info = nullptr;
-    hs_compile_error_t* raw_err = nullptr;
-    if (hs_expression_info(r.pattern.c_str(), hsFlags(r), &raw_info, &raw_err) == HS_SUCCESS) {
-      const HsExprInfo info(raw_info);
-      c.window = info->max_width == UINT_MAX ? kMaxWindow
-                                             : std::min<std::size_t>(info->max_width, kMaxWindow);
+    if (windows != nullptr && i < windows->size()) {
+      c.window = (*windows)[i];
     } else {
-      const HsCompileError err(raw_err);
-      c.window = kMaxWindow;
+      hs_expr_info_t* raw_info = nullptr;
+      hs_compile_error_t* raw_err = nullptr;
+      if (hs_expression_info(r.pattern.c_str(), hsFlags(r), &raw_info, &raw_err) == HS_SUCCESS) {
+        const HsExprInfo info(raw_info);
+        c.window = info->max_width == UINT_MAX ? kMaxWindow
+                                               : std::min<std::size_t>(info->max_width, kMaxWindow);
+      } else {
+        const HsCompileError err(raw_err);
+        c.window = kMaxWindow;
+      }
     }
+    c.base_window = c.window;
     if (r.keywordGated()) {
       // Hyperscan reports the keyword's end; the match may lie up to the keyword window away.
       std::size_t longest = 0;

@@ -5,12 +5,15 @@
 // by every scanning thread as shared_ptr<const RuleSet>; a reload builds a new one.
 
 #include <hs/hs.h>
+#include <re2/re2.h>
 
 #include <atomic>
 #include <cstddef>
 #include <expected>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,6 +25,33 @@
 #include "dlp/rule.h"
 
 namespace mcpgate::dlp {
+
+// An RE2 program compiled on first use, once, by whichever scanning thread needs it first: a warm
+// start then pays only for the rules that ever see a candidate. Use like a const pointer.
+class LazyRe2 {
+ public:
+  LazyRe2() = default;
+  LazyRe2(std::string pattern, const re2::RE2::Options& options)
+      : state_(std::make_unique<State>(std::move(pattern), options)) {}
+  [[nodiscard]] const re2::RE2& operator*() const { return get(); }
+  [[nodiscard]] const re2::RE2* operator->() const { return &get(); }
+  [[nodiscard]] const re2::RE2& get() const {
+    std::call_once(state_->once, [s = state_.get()] {
+      s->re = std::make_unique<re2::RE2>(s->pattern, s->options);
+    });
+    return *state_->re;
+  }
+
+ private:
+  struct State {
+    State(std::string p, const re2::RE2::Options& o) : pattern(std::move(p)), options(o) {}
+    std::string pattern;
+    re2::RE2::Options options;
+    std::once_flag once;
+    std::unique_ptr<re2::RE2> re;
+  };
+  std::unique_ptr<State> state_;
+};
 
 struct LoadOptions {
   // Where serialized databases are kept between runs, keyed by a hash of the rules and the
@@ -52,11 +82,13 @@ class RuleSet {
 
   // For the scanner.
   struct Confirm {
-    std::unique_ptr<re2::RE2> re;
-    std::vector<std::unique_ptr<re2::RE2>> exclude;
+    // Compiled lazily: rules loaded from the cache were validated when they were cached.
+    LazyRe2 re;
+    std::vector<LazyRe2> exclude;
     // Widest match the pattern can produce, bounded: the RE2 window around a reported end.
     std::size_t window = 0;
-    bool keyword_gated = false;  // `prefilter: keywords`: Hyperscan reports a keyword
+    std::size_t base_window = 0;  // `window` before the keyword widening (what the cache keeps)
+    bool keyword_gated = false;   // `prefilter: keywords`: Hyperscan reports a keyword
   };
   // Rules without a gate; null if every rule is gated.
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
@@ -73,6 +105,11 @@ class RuleSet {
 
  private:
   RuleSet() = default;
+  // fromRules without checkRule for rules that were checked already (loaded from YAML or from
+  // the rule cache); `windows`, if given, are the cached Confirm windows.
+  static std::expected<std::shared_ptr<const RuleSet>, Error> build(
+      std::vector<Rule> rules, const LoadOptions& options, bool checked,
+      const std::vector<std::size_t>* windows);
 
   std::vector<Rule> rules_;
   std::vector<Confirm> confirm_;
