@@ -126,9 +126,11 @@ void resetSignals(const sigset_t& mask) {
 
 // The server process: the last layers, then exec. Order matters: rlimits and
 // capabilities need privileges that no_new_privs and seccomp then lock away.
-[[noreturn]] void execServer(const Prepared& p, const BpfProgram& seccomp, int error_fd) {
+[[noreturn]] void execServer(const Prepared& p, const BpfProgram& seccomp,
+                             std::uint64_t data_limit, int error_fd) {
   if (::setsid() < 0) fail(error_fd, kExitSandboxFailed, sysError("setsid").message);
   orFail(applyRlimits(p.policy->limits), error_fd);
+  if (data_limit != 0) orFail(applyDataLimit(data_limit), error_fd);
   resetSignals(p.server_mask);
   // Nothing inherited beyond stdio reaches the server; the error pipe is
   // already close-on-exec.
@@ -187,9 +189,12 @@ bool writeAll(int fd, const void* data, std::size_t size) {
 // and the instructions) and, riding along with the count (SCM_RIGHTS), the
 // cgroup v1 `tasks` files the init joins by itself. The supervisor creates
 // the groups while the init builds the root, so neither waits for the other.
+// Last, the RLIMIT_DATA cap the server gets when no memory cgroup could be
+// made (0: none), which only the supervisor knows.
 struct Release {
   BpfProgram program;
   std::vector<UniqueFd> cgroup_join;
+  std::uint64_t data_limit = 0;
 };
 
 constexpr std::size_t kMaxJoinFds = 3;  // memory, pids and cpu
@@ -223,10 +228,12 @@ std::optional<Release> receiveRelease(int fd) {
   if (count == 0 || count > BPF_MAXINSNS) return std::nullopt;
   release.program.resize(count);
   if (!readAll(fd, release.program.data(), count * sizeof(sock_filter))) return std::nullopt;
+  if (!readAll(fd, &release.data_limit, sizeof release.data_limit)) return std::nullopt;
   return release;
 }
 
-bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>& cgroup_join) {
+bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>& cgroup_join,
+                 std::uint64_t data_limit) {
   auto count = static_cast<std::uint32_t>(program.size());
   iovec iov{&count, sizeof count};
   alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kMaxJoinFds)> control{};
@@ -251,7 +258,8 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
     n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
   } while (n < 0 && errno == EINTR);
   if (n != static_cast<ssize_t>(sizeof count)) return false;
-  return writeAll(fd, program.data(), program.size() * sizeof(sock_filter));
+  return writeAll(fd, program.data(), program.size() * sizeof(sock_filter)) &&
+         writeAll(fd, &data_limit, sizeof data_limit);
 }
 
 // The sandbox's init, PID 1 of the new namespaces: builds the root, starts
@@ -296,7 +304,7 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
   release->cgroup_join.clear();
   pid_t server = ::fork();
   if (server < 0) fail(error_fd, kExitSandboxFailed, sysError("fork the server").message);
-  if (server == 0) execServer(p, release->program, error_fd);
+  if (server == 0) execServer(p, release->program, release->data_limit, error_fd);
   ::close(error_fd);
   ::close(go_fd);
   // The server's stdin and stdout are the gateway's pipes: a copy held here would keep the
@@ -456,13 +464,23 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
   if (cgroup.hasMemory()) report.enforced.push_back("cgroup-memory");
   if (cgroup.hasPids()) report.enforced.push_back("cgroup-pids");
   if (cgroup.hasCpu()) report.enforced.push_back("cgroup-cpu");
+  // Without the memory cgroup (degrade only: fail refused above), memory is
+  // still capped, per process.
+  std::uint64_t data_limit = 0;
+  if (!cgroup.hasMemory() && policy.limits.memory_bytes != 0) {
+    data_limit = policy.limits.memory_bytes;
+    report.enforced.push_back("memory-rlimit-data");
+    report.noted.push_back("memory capped per process, not per server, by RLIMIT_DATA at " +
+                           std::to_string(data_limit) + " bytes (no memory cgroup)");
+  }
   report.noted.push_back(
-      "address space not capped (V8 reserves large ranges; memory is capped by cgroup)");
+      "address space not capped (V8 reserves large ranges; memory is capped by cgroup or "
+      "RLIMIT_DATA)");
   for (const auto& name : p.env.dropped)
     report.noted.push_back("environment variable dropped: " + name);
   if (policy.report) say(report.toJson(spec.name));
 
-  if (!sendRelease(go_write.get(), *program, *cgroup_join))
+  if (!sendRelease(go_write.get(), *program, *cgroup_join, data_limit))
     return abort(sysError("send the seccomp program to the sandbox init").message);
   cgroup_join->clear();
   ChildResult verdict_result = readVerdict(verdict_read.get());

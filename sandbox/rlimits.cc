@@ -23,6 +23,10 @@ std::expected<void, Error> setLimit(int resource, const char* name, std::uint64_
 
 }  // namespace
 
+std::expected<void, Error> applyDataLimit(std::uint64_t bytes) {
+  return setLimit(RLIMIT_DATA, "RLIMIT_DATA", bytes);
+}
+
 std::expected<void, Error> applyRlimits(const Limits& limits) {
   if (auto r = setLimit(RLIMIT_CORE, "RLIMIT_CORE", 0); !r) return r;  // no core dumps of secrets
   if (limits.cpu_seconds != 0) {

@@ -5,6 +5,7 @@
 // delegated. No address-space limit: V8 reserves large virtual ranges and
 // dies under RLIMIT_AS; memory is capped by the cgroup instead.
 
+#include <cstdint>
 #include <expected>
 
 #include "sandbox/error.h"
@@ -13,5 +14,12 @@
 namespace mcpgate::sandbox {
 
 [[nodiscard]] std::expected<void, Error> applyRlimits(const Limits& limits);
+
+// The memory cap where no memory cgroup can be had (on_unavailable: degrade):
+// RLIMIT_DATA counts a process's writable private mappings (heap, malloc'd
+// and mmap'd anonymous memory, thread stacks) but not V8's PROT_NONE
+// reservations, so Node starts under it (RLIMIT_AS would kill it). Per
+// process, not per tree: weaker than the cgroup, and reported so.
+[[nodiscard]] std::expected<void, Error> applyDataLimit(std::uint64_t bytes);
 
 }  // namespace mcpgate::sandbox

@@ -219,11 +219,57 @@ TEST_P(Escape, ForkBombStopsAtTheProcessLimitAndTheHostCanStillFork) {
 }
 
 TEST_P(Escape, MemoryBombIsKilledAtTheMemoryLimit) {
-  if (!root()) GTEST_SKIP() << "memory limits need a cgroup; nobody cannot create one here";
-  Result r = probe({"--memory", "64MiB"}, {"membomb:32", "membomb:512"});
+  Result r = probe({"--memory", "64MiB", "--report"}, {"membomb:32", "membomb:512"});
   EXPECT_EQ(r.action("membomb:32"), "ok");  // below the limit: allowed
-  EXPECT_EQ(r.code, 128 + SIGKILL) << r.out;
-  EXPECT_NE(r.err.find("killed by the memory limit"), std::string::npos) << r.err;
+  if (root()) {
+    EXPECT_EQ(r.code, 128 + SIGKILL) << r.out;
+    EXPECT_NE(r.err.find("killed by the memory limit"), std::string::npos) << r.err;
+  } else {
+    // nobody cannot create a memory cgroup here: under degrade the cap is
+    // RLIMIT_DATA, and the allocation fails instead of growing.
+    EXPECT_EQ(r.action("membomb:512"), "ENOMEM malloc");
+    EXPECT_NE(r.err.find("\"memory-rlimit-data\""), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\"layer\":\"cgroup-memory\""), std::string::npos) << r.err;
+  }
+}
+
+// Without a memory cgroup (nobody here, on_unavailable: degrade), Node and
+// Python still start and allocate normally under the RLIMIT_DATA cap, and a
+// memory bomb in either stops at it instead of taking the host's memory.
+TEST_P(Escape, NodeAndPythonMemoryBombsStopWithoutACgroup) {
+  if (root()) GTEST_SKIP() << "root gets the memory cgroup here; this is the degraded path";
+  if (!fs::exists("/usr/bin/node") || !fs::exists("/usr/bin/python3"))
+    GTEST_SKIP() << "needs /usr/bin/node and /usr/bin/python3";
+  auto sandboxed = [](std::vector<std::string> command) {
+    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                     "--clear-groups", kRunner, "sandbox", "run",
+                                     "--on-unavailable", "degrade", "--memory", "256MiB", "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return run(argv);
+  };
+  // 100 MiB of buffers and ~96 MiB of JS arrays fit; a heap that keeps
+  // growing (8 MiB per array, each one reported) dies at the cap.
+  Result node = sandboxed(
+      {"/usr/bin/node", "-e",
+       "const keep=[]; for (let i=0;i<100;i++) keep.push(Buffer.alloc(1<<20,1));"
+       "const js=[]; for (let i=0;i<12;i++) js.push(new Array(1e6).fill(i));"
+       "console.log('normal ok'); keep.length=0; js.length=0;"
+       "for (let i=1;;i++) { js.push(new Array(1e6).fill(i)); console.log(i*8); }"});
+  EXPECT_TRUE(node.out.starts_with("normal ok\n")) << node.out << node.err;
+  EXPECT_NE(node.code, 0);
+  EXPECT_NE(node.err.find("heap out of memory"), std::string::npos) << node.err;
+  std::string last = node.out.substr(node.out.rfind('\n', node.out.size() - 2) + 1);
+  EXPECT_LE(std::atoi(last.c_str()), 256) << "MiB of JS arrays held when Node died";
+  Result python = sandboxed(
+      {"/usr/bin/python3", "-c",
+       "keep = [bytearray(1 << 20) for _ in range(100)]\nprint('normal ok', flush=True)\n"
+       "try:\n  while True: keep.append(bytearray(1 << 20))\n"
+       "except MemoryError: print('MemoryError at', len(keep), 'MiB')\n"});
+  EXPECT_EQ(python.code, 0) << python.err;
+  EXPECT_TRUE(python.out.starts_with("normal ok\nMemoryError at ")) << python.out << python.err;
+  int mib = std::atoi(python.out.c_str() + std::string("normal ok\nMemoryError at ").size());
+  EXPECT_GT(mib, 150);
+  EXPECT_LE(mib, 256);
 }
 
 // Three busy processes for two seconds under a fiftieth of a core (2 ms in
