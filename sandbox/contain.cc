@@ -93,9 +93,12 @@ void hideCommandLine() {
   (void)::prctl(PR_SET_NAME, "sandbox-init", 0, 0, 0);  // /proc/1/status, comm
 }
 
+// Where say() writes: stderr, or the caller's report channel (runContained).
+int report_fd = STDERR_FILENO;
+
 void say(const std::string& text) {
   std::string line = std::string(kSupervisorLinePrefix) + text + "\n";
-  (void)::write(STDERR_FILENO, line.data(), line.size());
+  (void)::write(report_fd, line.data(), line.size());
 }
 
 // Reports why the sandbox was not started; returns the exit code to use.
@@ -265,6 +268,8 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
 // The sandbox's init, PID 1 of the new namespaces: builds the root, starts
 // the server and stays as its reaper.
 [[noreturn]] void sandboxInit(const Prepared& p, int go_fd, int error_fd) {
+  // The report channel is the supervisor's; the server must not write to it.
+  if (report_fd != STDERR_FILENO) ::close(report_fd);
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
   hideCommandLine();
@@ -344,7 +349,8 @@ pid_t cloneInto(unsigned long flags) {
 
 }  // namespace
 
-int runContained(const SpawnSpec& spec, BpfProgram seccomp) {
+int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel) {
+  report_fd = report_channel;
   const SandboxPolicy& policy = *spec.sandbox;
   bool degrade = policy.on_unavailable == OnUnavailable::kDegrade;
   LayerReport report;

@@ -228,11 +228,15 @@ int probe(std::ostream& out) {
 
 int sandboxInitMain(std::span<char* const> args) {
   int fd = -1;
+  int report_fd = STDERR_FILENO;
   pid_t parent = 0;
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
     auto n = count(args[i + 1]);
     if (std::strcmp(args[i], "--spec-fd") == 0 && n && *n < 1024) fd = static_cast<int>(*n);
     if (std::strcmp(args[i], "--parent-pid") == 0 && n) parent = static_cast<pid_t>(*n);
+    if (std::strcmp(args[i], "--report-fd") == 0 && n && *n > 2 && *n < 1024) {
+      report_fd = static_cast<int>(*n);
+    }
   }
   if (parent > 0) {
     // Die with the gateway; if it is already gone, the pdeathsig came too late.
@@ -255,7 +259,7 @@ int sandboxInitMain(std::span<char* const> args) {
     (void)::write(STDERR_FILENO, msg.data(), msg.size());
     return kExitSandboxFailed;
   }
-  return runContained(*spec, std::move(spec->seccomp));
+  return runContained(*spec, std::move(spec->seccomp), report_fd);
 }
 
 int runSpec(const SpawnSpec& spec, std::ostream& out, std::ostream& err) {

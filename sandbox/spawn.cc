@@ -53,15 +53,19 @@ struct SpawnSetup {
 };
 
 // Starts `path` with stdio on fresh pipes and, when `spec_fd` is valid, that
-// fd as fd 3 (the sandbox-init's spec). Nothing else of ours is inherited.
+// fd as fd 3 (the sandbox-init's spec) and, with `report_channel`, a fourth
+// pipe as fd 4 (the supervisor's report). Nothing else of ours is inherited.
 std::expected<Child, Error> startProcess(const std::string& path,
                                          std::vector<std::string> argv_strings,
                                          std::vector<std::string> env_strings,
-                                         const std::string& cwd, const UniqueFd& spec_fd) {
+                                         const std::string& cwd, const UniqueFd& spec_fd,
+                                         bool report_channel = false) {
   auto in = makePipe();
   auto out = makePipe();
   auto err = makePipe();
   if (!in || !out || !err) return std::unexpected(Error{"cannot create pipes for the server"});
+  std::expected<Pipe, Error> report = report_channel ? makePipe() : Pipe{};
+  if (!report) return std::unexpected(report.error());
 
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
@@ -75,8 +79,10 @@ std::expected<Child, Error> startProcess(const std::string& path,
   posix_spawn_file_actions_adddup2(&setup.actions, out->write.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&setup.actions, err->write.get(), STDERR_FILENO);
   if (spec_fd.valid()) posix_spawn_file_actions_adddup2(&setup.actions, spec_fd.get(), 3);
+  if (report_channel) posix_spawn_file_actions_adddup2(&setup.actions, report->write.get(), 4);
   // Nothing of the gateway's (sockets, other sessions' pipes) reaches the server.
-  posix_spawn_file_actions_addclosefrom_np(&setup.actions, spec_fd.valid() ? 4 : 3);
+  posix_spawn_file_actions_addclosefrom_np(&setup.actions,
+                                           report_channel ? 5 : spec_fd.valid() ? 4 : 3);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&setup.actions, cwd.c_str());
   // The child starts with default signal dispositions and an empty mask, and in
   // its own process group so a terminal's ^C reaches the gateway only.
@@ -105,6 +111,10 @@ std::expected<Child, Error> startProcess(const std::string& path,
   child.stdin_fd = std::move(in->write);
   child.stdout_fd = std::move(out->read);
   child.stderr_fd = std::move(err->read);
+  if (report_channel) {
+    child.report_fd = std::move(report->read);
+    setNonBlocking(child.report_fd.get());
+  }
   setNonBlocking(child.stdin_fd.get());
   setNonBlocking(child.stdout_fd.get());
   setNonBlocking(child.stderr_fd.get());
@@ -139,9 +149,11 @@ std::expected<Child, Error> spawnSandboxed(const SpawnSpec& spec) {
   // --parent-pid: the supervisor dies with us (PR_SET_PDEATHSIG), and the
   // sandbox's init dies with the supervisor, so a gateway crash ends the tree.
   std::string init = spec.init_binary.empty() ? defaultInitBinary() : spec.init_binary;
-  return startProcess(
-      init, {init, "sandbox-init", "--spec-fd", "3", "--parent-pid", std::to_string(::getpid())},
-      {std::string("PATH=") + kSafePath}, "", spec_fd);
+  std::vector<std::string> argv = {init,           "sandbox-init", "--spec-fd", "3",
+                                   "--parent-pid", std::to_string(::getpid())};
+  if (spec.report_channel) argv.insert(argv.end(), {"--report-fd", "4"});
+  return startProcess(init, std::move(argv), {std::string("PATH=") + kSafePath}, "", spec_fd,
+                      spec.report_channel);
 }
 
 }  // namespace

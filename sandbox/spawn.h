@@ -35,6 +35,10 @@ struct SpawnSpec {
       std::nullopt;  // initialized: positional aggregate init stays warning-free
   // A binary whose main() dispatches sandbox-init; empty: defaultInitBinary().
   std::string init_binary = {};
+  // The supervisor's own lines (the layer report, why it refused) go to a
+  // pipe of their own, Child::report_fd, instead of the server's stderr, so
+  // nothing the server prints can pass for them.
+  bool report_channel = false;
 };
 
 // The slim init program, installed next to `mcpgate`.
@@ -54,6 +58,7 @@ struct Child {
   UniqueFd stdin_fd;
   UniqueFd stdout_fd;
   UniqueFd stderr_fd;
+  UniqueFd report_fd;  // with SpawnSpec::report_channel: the supervisor's lines
 };
 
 [[nodiscard]] std::expected<Child, Error> spawn(const SpawnSpec& spec);

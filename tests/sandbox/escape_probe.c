@@ -296,6 +296,9 @@ int main(int argc, char** argv) {
       connectUnix(a);
     } else if (!strcmp(a, "forkbomb")) {
       forkBomb(a);
+    } else if (!strncmp(a, "stderr:", 7)) {
+      fprintf(stderr, "%s\n", arg(a));
+      fflush(stderr);
     } else if (!strncmp(a, "copyexec:", 9)) {
       copyExec(a);
     } else if (!strncmp(a, "spin:", 5)) {

@@ -4,13 +4,15 @@
 //   sandbox_runner sandbox-init --spec-fd N
 //   sandbox_runner sandbox run [options] -- CMD ARGS
 //   sandbox_runner sandbox probe
-//   sandbox_runner spawn CMD ARGS
+//   sandbox_runner spawn [--report-channel] CMD ARGS
 //
 // `spawn` is the gateway's way in: sandbox::spawn() with the default policy
 // (degraded when not root: no cgroups for nobody here) and the default init
 // binary. It prints "init: <the supervisor's executable>", sends "ping\n" to
 // the server's stdin, then copies the server's stdout and stderr to its own
-// and exits with the server's exit code.
+// and exits with the server's exit code. With --report-channel the layer
+// report is asked for on its own channel, whose lines are printed to stdout
+// as "channel: <line>".
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -37,6 +39,11 @@ int spawnMain(std::span<char* const> args) {
     return 2;
   }
   sandbox::SpawnSpec spec;
+  if (std::strcmp(args[0], "--report-channel") == 0) {
+    spec.report_channel = true;
+    args = args.subspan(1);
+    if (args.empty()) return 2;
+  }
   spec.name = "spawn";
   spec.command = args[0];
   for (char* const a : args.subspan(1)) spec.args.emplace_back(a);
@@ -44,6 +51,7 @@ int spawnMain(std::span<char* const> args) {
   auto resolved = sandbox::resolveCommand(spec.command);
   policy.commands = {resolved ? *resolved : spec.command};
   if (::geteuid() != 0) policy.on_unavailable = sandbox::OnUnavailable::kDegrade;
+  policy.report = spec.report_channel;
   spec.sandbox = policy;
   auto child = sandbox::spawn(spec);
   if (!child) {
@@ -59,9 +67,12 @@ int spawnMain(std::span<char* const> args) {
   (void)::write(child->stdin_fd.get(), "ping\n", 5);
   child->stdin_fd.reset();
 
-  std::array<pollfd, 2> fds = {pollfd{child->stdout_fd.get(), POLLIN, 0},
-                               pollfd{child->stderr_fd.get(), POLLIN, 0}};
-  int open_count = 2;
+  std::array<pollfd, 3> fds = {pollfd{child->stdout_fd.get(), POLLIN, 0},
+                               pollfd{child->stderr_fd.get(), POLLIN, 0},
+                               pollfd{child->report_fd.valid() ? child->report_fd.get() : -1,
+                                      POLLIN, 0}};
+  int open_count = child->report_fd.valid() ? 3 : 2;
+  std::string channel;
   while (open_count > 0) {
     if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
     for (std::size_t i = 0; i < fds.size(); ++i) {
@@ -74,8 +85,15 @@ int spawnMain(std::span<char* const> args) {
         --open_count;
         continue;
       }
+      if (i == 2) {
+        channel.append(buf.data(), static_cast<std::size_t>(got));
+        continue;
+      }
       (i == 0 ? std::cout : std::cerr).write(buf.data(), got).flush();
     }
+  }
+  for (std::size_t nl; (nl = channel.find('\n')) != std::string::npos; channel.erase(0, nl + 1)) {
+    std::cout << "channel: " << channel.substr(0, nl) << "\n";
   }
   int status = 0;
   while (::waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {

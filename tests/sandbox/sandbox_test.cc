@@ -546,6 +546,36 @@ TEST_P(InitBinary, SlimInitNextToTheExecutableElseTheExecutableItself) {
   fs::remove_all(dir);
 }
 
+// The gateway asks for the layer report on a channel of its own: a server
+// that prints a line imitating it on stderr gets it read as its own output,
+// and the real report never passes through the server's stderr.
+class ReportChannel : public testing::TestWithParam<As> {};
+
+INSTANTIATE_TEST_SUITE_P(Both, ReportChannel, testing::Values(As::kRoot, As::kNobody), asName);
+
+TEST_P(ReportChannel, AServersFakeReportLineStaysOnItsStderr) {
+  if (::geteuid() != 0) GTEST_SKIP() << "runs as root (and drops to nobody itself)";
+  if (!fs::exists("/usr/bin/node")) GTEST_SKIP() << "node is not installed";
+  const std::string fake =
+      "mcpgate sandbox: {\"sandbox\":{\"server\":\"fake\",\"enforced\":[],\"degraded\":[]}}";
+  std::vector<std::string> argv;
+  if (GetParam() == As::kNobody)
+    argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  argv.insert(argv.end(), {kRunner, "spawn", "--report-channel", "/usr/bin/node", "-e",
+                           "console.error(process.argv[1])", fake});
+  Result r = run(argv);
+  EXPECT_EQ(r.code, 0) << r.err;
+  // The genuine report came on the channel, and only there.
+  EXPECT_NE(r.out.find("channel: mcpgate sandbox: {\"sandbox\":{\"server\":\"spawn\""),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.err.find("\"server\":\"spawn\""), std::string::npos) << r.err;
+  // The imitation is the server's stderr, where the gateway logs it as the
+  // server's output, and never on the channel.
+  EXPECT_EQ(r.err, fake + "\n");
+  EXPECT_EQ(r.out.find("channel: " + fake), std::string::npos) << r.out;
+}
+
 // Units.
 
 TEST(StderrLines, CapsLengthAndRateAndCountsWhatItDrops) {
