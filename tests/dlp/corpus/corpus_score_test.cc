@@ -135,6 +135,9 @@ constexpr double kMinSecretRecall = 0.75;
 constexpr double kMinEncodedRecall = 0.80;
 constexpr double kMinInjectionRecall = 0.27;
 constexpr double kMaxBenignFpRate = 0.01;
+// The sets written after the detector was tuned on the ones above (gen_fresh.py).
+constexpr double kMinFreshInjectionRecall = 0.10;
+constexpr double kMaxFreshBenignFpRate = 0.03;
 constexpr double kMinSecretPrecision = 0.98;
 constexpr double kMinInjectionPrecision = 0.98;
 
@@ -148,11 +151,13 @@ TEST(Corpus, ScoresShippedPacks) {
   const bool verbose = std::getenv("MCPGATE_CORPUS_VERBOSE") != nullptr;
 
   Score all;
-  for (const auto& [file, group] :
-       std::vector<std::pair<std::string, std::string>>{{"secrets.jsonl", "secret"},
-                                                        {"encoded.jsonl", "encoded"},
-                                                        {"injections.jsonl", "injection"},
-                                                        {"benign.jsonl", "benign"}}) {
+  for (const auto& [file, group] : std::vector<std::pair<std::string, std::string>>{
+           {"secrets.jsonl", "secret"},
+           {"encoded.jsonl", "encoded"},
+           {"injections.jsonl", "injection"},
+           {"benign.jsonl", "benign"},
+           {"injections_fresh.jsonl", "injection_fresh"},
+           {"benign_fresh.jsonl", "benign_fresh"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -184,6 +189,8 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_GE(all.label["encoded"].rate(), kMinEncodedRecall);
   EXPECT_GE(all.label["injection"].rate(), kMinInjectionRecall);
   EXPECT_LE(all.label["benign"].rate(), kMaxBenignFpRate);
+  EXPECT_GE(all.label["injection_fresh"].rate(), kMinFreshInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh"].rate(), kMaxFreshBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }

@@ -20,6 +20,7 @@ import urllib.parse
 
 import gen_injections
 import gen_benign
+import gen_fresh
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -183,6 +184,10 @@ def main():
         "injections.jsonl": write("injections.jsonl", gen_injections.injections(g)),
         "benign.jsonl": write("benign.jsonl", gen_benign.benign(g)),
     }
+    # Written after the detector was tuned on the sets above: scored on their own.
+    fresh_injections, fresh_benign = gen_fresh.fresh(g)
+    counts["injections_fresh.jsonl"] = write("injections_fresh.jsonl", fresh_injections)
+    counts["benign_fresh.jsonl"] = write("benign_fresh.jsonl", fresh_benign)
     for k, v in counts.items():
         print(f"{k}: {v}")
 
