@@ -139,7 +139,7 @@ constexpr double kMaxBenignFpRate = 0.01;
 constexpr double kMinFreshInjectionRecall = 0.10;
 constexpr double kMaxFreshBenignFpRate = 0.03;
 constexpr double kMinSecretPrecision = 0.98;
-constexpr double kMinInjectionPrecision = 0.98;
+constexpr double kMinInjectionPrecision = 0.97;
 
 TEST(Corpus, ScoresShippedPacks) {
   const std::vector<std::filesystem::path> paths = {std::filesystem::path(MCPGATE_SOURCE_DIR) /
