@@ -59,6 +59,7 @@ void applySettings(const SandboxSettings& settings, sandbox::SandboxPolicy& poli
   set(settings.file_size_bytes, policy.limits.file_size_bytes);
   set(settings.tmpfs_bytes, policy.limits.tmpfs_bytes);
   if (settings.hostname) policy.hostname = *settings.hostname;
+  if (settings.stderr_limits) policy.stderr_limits = *settings.stderr_limits;
   if (settings.tmp_exec) policy.tmp_exec = *settings.tmp_exec;
   if (settings.home_exec) policy.home_exec = *settings.home_exec;
   // A server's bind or variable replaces the global one it names, so a server
@@ -113,6 +114,8 @@ class SandboxLoader : private detail::Reader {
         done = loadBinds(item, item_path, settings);
       } else if (item.key == "env") {
         done = loadEnv(item, item_path, settings.env);
+      } else if (item.key == "stderr") {
+        done = loadStderr(item, item_path, settings);
       } else if (item.key == "tmp_exec" || item.key == "home_exec") {
         done = loadFlag(item, item_path,
                         item.key == "tmp_exec" ? settings.tmp_exec : settings.home_exec);
@@ -129,10 +132,10 @@ class SandboxLoader : private detail::Reader {
       } else if (global) {
         done = unknownKey(item, "in " + path,
                           {"on_unavailable", "network", "commands", "limits", "binds", "env",
-                           "tmp_exec", "home_exec"});
+                           "stderr", "tmp_exec", "home_exec"});
       } else {
         done = unknownKey(item, "in " + path,
-                          {"network", "limits", "binds", "env", "hostname", "tmp_exec",
+                          {"network", "limits", "binds", "env", "hostname", "stderr", "tmp_exec",
                            "home_exec"});
       }
       if (!done) return std::unexpected(done.error());
@@ -141,6 +144,39 @@ class SandboxLoader : private detail::Reader {
   }
 
  private:
+  // stderr: {lines_per_second, burst, max_line_bytes}; unset keys keep the defaults.
+  [[nodiscard]] std::expected<void, Error> loadStderr(const Entry& e, const std::string& path,
+                                                      SandboxSettings& settings) const {
+    if (!e.value.IsMap()) return fail(e.line(), path + " must be a map");
+    auto items = entries(e.value, "in " + path);
+    if (!items) return std::unexpected(items.error());
+    sandbox::StderrLimits limits;
+    for (const Entry& item : *items) {
+      const std::string item_path = path + "." + item.key;
+      if (item.key == "lines_per_second" || item.key == "burst") {
+        auto n = integerInRange(item, item_path, 1, 100000, "an integer from 1 to 100000");
+        if (!n) return std::unexpected(n.error());
+        if (item.key == "burst") {
+          limits.burst = static_cast<std::size_t>(*n);
+        } else {
+          limits.lines_per_second = static_cast<double>(*n);
+        }
+      } else if (item.key == "max_line_bytes") {
+        auto text = scalar(item, item_path, "a size from 64 to 1MiB");
+        if (!text) return std::unexpected(text.error());
+        auto size = parseSize(*text);
+        if (!size || *size < 64 || *size > (1U << 20)) {
+          return fail(item.line(), item_path + " '" + *text + "' must be a size from 64 to 1MiB");
+        }
+        limits.max_line_bytes = static_cast<std::size_t>(*size);
+      } else {
+        return unknownKey(item, "in " + path, {"lines_per_second", "burst", "max_line_bytes"});
+      }
+    }
+    settings.stderr_limits = limits;
+    return {};
+  }
+
   [[nodiscard]] std::expected<void, Error> loadFlag(const Entry& e, const std::string& path,
                                                     std::optional<bool>& into) const {
     auto flag = scalar(e, path, "true or false");
@@ -373,6 +409,13 @@ void emitSandboxCommon(YAML::Emitter& out, const sandbox::SandboxPolicy& policy)
   out << YAML::Key << "cpu" << YAML::Value << cores;
   out << YAML::Key << "file_size" << YAML::Value << formatSize(limits.file_size_bytes);
   out << YAML::Key << "tmpfs" << YAML::Value << formatSize(limits.tmpfs_bytes);
+  out << YAML::EndMap;
+  out << YAML::Key << "stderr" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "lines_per_second" << YAML::Value
+      << static_cast<std::uint64_t>(policy.stderr_limits.lines_per_second);
+  out << YAML::Key << "burst" << YAML::Value << policy.stderr_limits.burst;
+  out << YAML::Key << "max_line_bytes" << YAML::Value
+      << formatSize(policy.stderr_limits.max_line_bytes);
   out << YAML::EndMap;
   out << YAML::Key << "tmp_exec" << YAML::Value << policy.tmp_exec;
   out << YAML::Key << "home_exec" << YAML::Value << policy.home_exec;

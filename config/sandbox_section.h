@@ -37,6 +37,7 @@ struct SandboxSettings {
   std::vector<sandbox::Bind> binds;
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<std::string> hostname;
+  std::optional<sandbox::StderrLimits> stderr_limits;
   std::optional<bool> tmp_exec;
   std::optional<bool> home_exec;
 };

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sandbox/error.h"
+#include "sandbox/stderr_lines.h"
 
 namespace mcpgate::sandbox {
 
@@ -80,6 +81,9 @@ struct SandboxPolicy {
   // there and runs them (npx runs from the npm cache mcpgate binds).
   bool tmp_exec = false;
   bool home_exec = false;
+  // How much of the server's stderr reaches the log (the gateway applies it;
+  // the sandbox init never sees it, so it is not part of the spawn spec).
+  StderrLimits stderr_limits;
   std::string hostname;  // empty: "mcp-<server name>"
   // Print one JSON line describing the enforced layers on stderr before the
   // server starts (the gateway logs it; `sandbox run` asks for it with --report).

@@ -22,7 +22,7 @@ void StderrLines::complete(std::vector<std::string>& out, Clock::time_point now)
     if (truncated_) partial_ += "…[truncated]";
     out.push_back(std::move(partial_));
   } else {
-    ++dropped_;
+    if (dropped_++ == 0) first_drop_ = now;
   }
   partial_.clear();
   truncated_ = false;
@@ -51,5 +51,16 @@ std::vector<std::string> StderrLines::finish(Clock::time_point now) {
 }
 
 std::uint64_t StderrLines::takeDropped() { return std::exchange(dropped_, 0); }
+
+std::optional<StderrLines::Clock::time_point> StderrLines::droppedDue() const {
+  if (dropped_ == 0) return std::nullopt;
+  return first_drop_ + std::chrono::seconds(1);
+}
+
+std::uint64_t StderrLines::takeDroppedIfDue(Clock::time_point now) {
+  auto due = droppedDue();
+  if (!due || now < *due) return 0;
+  return takeDropped();
+}
 
 }  // namespace mcpgate::sandbox

@@ -816,6 +816,32 @@ servers:
             at(2, "sandbox.tmp_exec must be true or false"));
 }
 
+TEST_F(LoadConfigTest, StderrLimitsAreSetGloballyAndPerServer) {
+  auto config = load(R"(sandbox:
+  stderr: {lines_per_second: 5, max_line_bytes: 256}
+servers:
+  quiet: {command: node}
+  chatty: {command: node, sandbox: {stderr: {lines_per_second: 200, burst: 400}}}
+)");
+  ASSERT_NE(config, nullptr);
+  const sandbox::StderrLimits& quiet = config->servers.at("quiet").sandbox.stderr_limits;
+  EXPECT_EQ(quiet.lines_per_second, 5);
+  EXPECT_EQ(quiet.burst, sandbox::StderrLimits{}.burst);
+  EXPECT_EQ(quiet.max_line_bytes, 256U);
+  const sandbox::StderrLimits& chatty = config->servers.at("chatty").sandbox.stderr_limits;
+  EXPECT_EQ(chatty.lines_per_second, 200);
+  EXPECT_EQ(chatty.burst, 400U);
+  EXPECT_EQ(chatty.max_line_bytes, sandbox::StderrLimits{}.max_line_bytes);  // a whole section
+  EXPECT_NE(describeConfig(*config).find("stderr: {lines_per_second: 5, burst: 20, "
+                                         "max_line_bytes: 256B}"),
+            std::string::npos)
+      << describeConfig(*config);
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  stderr: {max_line_bytes: 1GiB}\n") + kMinimal),
+            at(2, "sandbox.stderr.max_line_bytes '1GiB' must be a size from 64 to 1MiB"));
+  EXPECT_EQ(errorOf(std::string("sandbox:\n  stderr: {burts: 3}\n") + kMinimal),
+            at(2, "unknown key 'burts' in sandbox.stderr (did you mean 'burst'?)"));
+}
+
 TEST_F(LoadConfigTest, SandboxCommandsErrors) {
   EXPECT_EQ(errorOf(std::string("sandbox:\n  commands:\n    - node\n    - bin/node\n") + kMinimal),
             at(4,

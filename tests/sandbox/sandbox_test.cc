@@ -592,6 +592,20 @@ TEST(StderrLines, CapsLengthAndRateAndCountsWhatItDrops) {
   EXPECT_EQ(lines.finish(t0 + 3s), std::vector<std::string>{"tail"});
 }
 
+TEST(StderrLines, TheDroppedCountIsDueWhenTheWindowClosesWithoutAnotherLine) {
+  StderrLines lines({/*lines_per_second=*/1, /*burst=*/1, /*max_line_bytes=*/64});
+  auto t0 = StderrLines::Clock::time_point{} + 1h;
+  EXPECT_EQ(lines.droppedDue(), std::nullopt);
+  (void)lines.feed("a\nb\nc\n", t0);  // a passes, b and c are dropped
+  ASSERT_EQ(lines.droppedDue(), t0 + 1s);
+  (void)lines.feed("d\n", t0 + 500ms);  // still in the window: counted, not due yet
+  EXPECT_EQ(lines.takeDroppedIfDue(t0 + 900ms), 0u);
+  // The flood stopped: no line arrives, the timer fires at the due time.
+  EXPECT_EQ(lines.takeDroppedIfDue(t0 + 1s), 3u);
+  EXPECT_EQ(lines.droppedDue(), std::nullopt);
+  EXPECT_EQ(lines.takeDroppedIfDue(t0 + 5s), 0u);
+}
+
 TEST(SpecCodec, RoundTripsEveryField) {
   SpawnSpec spec{"files", "npx", {"-y", "a\nb\\c"}, {{"K", "v=1"}}, "/data"};
   SandboxPolicy p;
