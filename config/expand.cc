@@ -35,6 +35,16 @@ std::expected<std::string, std::string> expandVariables(std::string_view text,
       return std::unexpected(std::string("unterminated '${' (write '$$' for a literal '$')"));
     }
     std::string name(text.substr(i + 2, close - i - 2));
+    // VS Code's mcp.json spells a variable of the environment ${env:NAME}.
+    if (name.starts_with("env:")) name.erase(0, 4);
+    // ...and a value it prompts the user for ${input:ID}: nobody answers a
+    // prompt in front of a gateway, so say where the value goes instead.
+    if (name.starts_with("input:")) {
+      return std::unexpected("${" + name +
+                             "} asks VS Code to prompt for a value, which a gateway cannot do: "
+                             "store the value with `mcpgate secret` and write ${secret:NAME}, or "
+                             "put it in the gateway's environment and write ${VARIABLE}");
+    }
     constexpr std::string_view kSecret = "secret:";
     const bool secret = name.starts_with(kSecret);
     if (secret) name.erase(0, kSecret.size());

@@ -19,6 +19,8 @@ using VariableLookup = std::function<std::optional<std::string>(const std::strin
 // "KEY: ", e.g. "${TOKEN} is not set in the gateway's environment".
 // ${secret:NAME} asks `secrets` (the encrypted store); where that is null
 // (everywhere but a server's env) a secret reference is an error.
+// VS Code's mcp.json forms: ${env:NAME} is ${NAME}; ${input:ID} (a prompt) is
+// an error that says to pass the value through a secret or the environment.
 [[nodiscard]] std::expected<std::string, std::string> expandVariables(
     std::string_view text, const VariableLookup& lookup, const VariableLookup* secrets = nullptr);
 

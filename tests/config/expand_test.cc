@@ -41,5 +41,16 @@ TEST(ExpandVariables, UndefinedOrMalformedIsAnError) {
             "'$')");
 }
 
+// VS Code's mcp.json: ${env:NAME} reads the environment; ${input:ID} is a prompt
+// the gateway cannot show, refused with where the value goes instead.
+TEST(ExpandVariables, VsCodeForms) {
+  EXPECT_EQ(expand("Bearer ${env:TOKEN}"), "Bearer s3cret");
+  EXPECT_EQ(expand("${env:NOPE}").error(), "${NOPE} is not set in the gateway's environment");
+  const auto input = expand("${input:api-key}");
+  ASSERT_FALSE(input.has_value());
+  EXPECT_NE(input.error().find("${input:api-key} asks VS Code to prompt"), std::string::npos);
+  EXPECT_NE(input.error().find("${secret:NAME}"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mcpgate::config
