@@ -335,8 +335,9 @@ TEST_F(RemoteTest, StdioProxiesARemoteEvenWhenTheClientDoesNotWaitForInitialize)
       json({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).dump() + "\n" +
       toolCall(2, "echo", {{"text", "piped"}}).dump() + "\n";
   dir_.write("in.jsonl", lines);
-  // All three lines at once; stdin stays open a moment so the answers come.
-  auto r = runCommand("sh -c '(cat " + dir_.path() + "/in.jsonl; sleep 2) | " + mcpgateBinary() +
+  // All three lines at once; stdin stays open a moment so the answers come (long enough for
+  // compiling the shipped rule packs, with no cache, on a loaded or sanitized build).
+  auto r = runCommand("sh -c '(cat " + dir_.path() + "/in.jsonl; sleep 8) | " + mcpgateBinary() +
                       " stdio -c " + file + " remote 2>/dev/null'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(
