@@ -138,6 +138,7 @@ constexpr double kMaxBenignFpRate = 0.01;
 // The sets written after the detector was tuned on the ones above (gen_fresh.py).
 constexpr double kMinFreshInjectionRecall = 0.10;
 constexpr double kMaxFreshBenignFpRate = 0.03;
+constexpr double kMinFreshSecretRecall = 0.0;
 constexpr double kMinSecretPrecision = 0.98;
 constexpr double kMinInjectionPrecision = 0.97;
 
@@ -157,7 +158,8 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections.jsonl", "injection"},
            {"benign.jsonl", "benign"},
            {"injections_fresh.jsonl", "injection_fresh"},
-           {"benign_fresh.jsonl", "benign_fresh"}}) {
+           {"benign_fresh.jsonl", "benign_fresh"},
+           {"secrets_fresh.jsonl", "secret_fresh"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -191,6 +193,7 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign"].rate(), kMaxBenignFpRate);
   EXPECT_GE(all.label["injection_fresh"].rate(), kMinFreshInjectionRecall);
   EXPECT_LE(all.label["benign_fresh"].rate(), kMaxFreshBenignFpRate);
+  EXPECT_GE(all.label["secret_fresh"].rate(), kMinFreshSecretRecall);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }

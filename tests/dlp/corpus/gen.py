@@ -188,6 +188,7 @@ def main():
     fresh_injections, fresh_benign = gen_fresh.fresh(g)
     counts["injections_fresh.jsonl"] = write("injections_fresh.jsonl", fresh_injections)
     counts["benign_fresh.jsonl"] = write("benign_fresh.jsonl", fresh_benign)
+    counts["secrets_fresh.jsonl"] = write("secrets_fresh.jsonl", gen_fresh.fresh_secrets(g, SECRETS))
     for k, v in counts.items():
         print(f"{k}: {v}")
 
