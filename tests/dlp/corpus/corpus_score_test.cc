@@ -131,15 +131,15 @@ void merge(Score& into, const Score& from) {
 double ratio(int a, int b) { return b == 0 ? 1.0 : static_cast<double>(a) / b; }
 
 // --- thresholds: just below what main reaches (see bench/RESULTS.md, "DLP corpus").
-constexpr double kMinSecretRecall = 0.75;
-constexpr double kMinEncodedRecall = 0.80;
+constexpr double kMinSecretRecall = 0.97;
+constexpr double kMinEncodedRecall = 0.94;
 constexpr double kMinInjectionRecall = 0.27;
 constexpr double kMaxBenignFpRate = 0.01;
 // The sets written after the detector was tuned on the ones above (gen_fresh.py).
 constexpr double kMinFreshInjectionRecall = 0.10;
 constexpr double kMaxFreshBenignFpRate = 0.03;
-constexpr double kMinFreshSecretRecall = 0.0;
-constexpr double kMinSecretPrecision = 0.98;
+constexpr double kMinFreshSecretRecall = 0.94;
+constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.97;
 
 TEST(Corpus, ScoresShippedPacks) {
