@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -345,6 +347,38 @@ class Loader : private detail::Reader {
 
 };
 
+// Sees only where documents start. yaml-cpp 0.7's LoadAll never returns on some malformed input
+// (a lone ',' at the top level starts document after document, each allocating): the documents
+// are counted with the parser directly and never more than two are asked for.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  int documents = 0;
+  std::optional<YAML::Mark> second;  // the first node of the second document
+  void OnDocumentStart(const YAML::Mark&) override { ++documents; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    node(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& mark) {
+    if (documents == 2 && !second) second = mark;
+  }
+};
+
 Error errorAt(const std::string& file, const YAML::Mark& mark, const std::string& message) {
   if (mark.is_null()) return Error{file + ": " + message};
   return Error{file + ":" + std::to_string(mark.line + 1) + ": " + message};
@@ -354,15 +388,21 @@ std::expected<std::shared_ptr<const Config>, Error> load(const std::string& path
                                                          LoadOptions options) {
   auto text = readFile(path);
   if (!text) return std::unexpected(text.error());
-  const std::vector<YAML::Node> documents = YAML::LoadAll(*text);
-  if (documents.empty() || documents[0].IsNull()) {
+  const YAML::Node root = YAML::Load(*text);  // the first document only
+  if (root.IsNull()) {
     return std::unexpected(Error{path + ": the file is empty: no servers configured"});
   }
-  if (documents.size() > 1) {
-    return std::unexpected(
-        errorAt(path, documents[1].Mark(), "only one YAML document is allowed per file"));
+  {
+    std::istringstream in(*text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    while (starts.documents < 2 && parser.HandleNextDocument(starts)) {
+    }
+    if (starts.documents > 1) {
+      return std::unexpected(errorAt(path, starts.second.value_or(YAML::Mark::null_mark()),
+                                     "only one YAML document is allowed per file"));
+    }
   }
-  const YAML::Node& root = documents[0];
   if (!root.IsMap()) {
     return std::unexpected(errorAt(
         path, root.Mark(), "the config must be a map with keys such as listen and servers"));

@@ -955,6 +955,13 @@ TEST_F(LoadConfigTest, LoadsTheDlpSection) {
       << describeConfig(*config);
 }
 
+// Found by the config_load fuzz target (tests/fuzz/corpus/config_load/regression-lone-comma):
+// yaml-cpp's LoadAll never returned on this, allocating without bound.
+TEST_F(LoadConfigTest, ALoneCommaIsAnErrorNotAHang) {
+  EXPECT_EQ(errorOf(","), dir_ + "/gw.yaml: the file is empty: no servers configured");
+  EXPECT_NE(errorOf(std::string(kMinimal) + ",\n").find("gw.yaml:"), std::string::npos);
+}
+
 TEST_F(LoadConfigTest, DlpErrorsNameTheLine) {
   const std::string base = std::string(kMinimal) + "dlp:\n";
   EXPECT_EQ(errorOf(base + "  enabled: yes\n"), at(5, "dlp.enabled must be true or false"));
