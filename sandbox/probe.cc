@@ -88,7 +88,12 @@ std::vector<LayerStatus> probeHost() {
   layers.push_back(namespaceLayer("network", CLONE_NEWNET, "own network namespace, loopback only"));
   layers.push_back(namespaceLayer("ipc", CLONE_NEWIPC, "own System V IPC and POSIX queues"));
   layers.push_back(namespaceLayer("uts", CLONE_NEWUTS, "own hostname mcp-<server>"));
-  layers.push_back(cgroupLayer("cgroup-memory", "memory", "memory limit"));
+  LayerStatus memory = cgroupLayer("cgroup-memory", "memory", "memory limit");
+  if (!memory.available) {
+    memory.detail +=
+        "; with on_unavailable: degrade, memory is capped per process by RLIMIT_DATA instead";
+  }
+  layers.push_back(memory);
   layers.push_back(cgroupLayer("cgroup-pids", "pids", "pids.max"));
   layers.push_back(cgroupLayer("cgroup-cpu", "cpu", "CPU quota (cpu.max / cpu.cfs_quota_us)"));
   layers.push_back(

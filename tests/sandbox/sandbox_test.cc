@@ -475,7 +475,8 @@ TEST(SandboxFailClosed, RefusesWhenALimitCannotBeEnforced) {
 TEST(SandboxCommand, ProbeListsEveryLayer) {
   Result r = run({kRunner, "sandbox", "probe"});
   for (const char* layer :
-       {"user", "pid", "mount", "network", "ipc", "uts", "cgroup-memory", "cgroup-pids", "rlimits",
+       {"user", "pid", "mount", "network", "ipc", "uts", "cgroup-memory", "cgroup-pids",
+        "cgroup-cpu", "rlimits",
         "seccomp", "no_new_privs", "capabilities", "environment"}) {
     EXPECT_NE(("\n" + r.out).find(std::string("\n") + layer + " "), std::string::npos)
         << layer << "\n"
