@@ -27,5 +27,6 @@ int runRules(Args args);  // cmd_dlp.cc
 int runPolicyExplain(Args args);  // cmd_policy.cc
 int runPins(Args args);           // cmd_policy.cc
 int runToken(Args args);  // cmd_token.cc
+int runSecret(Args args);  // cmd_secret.cc
 
 }  // namespace mcpgate::gateway

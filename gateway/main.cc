@@ -38,6 +38,9 @@ const std::vector<Command>& commands() {
        runPins},
       {"token", "new [--client NAME]",
        "print a new bearer token and the auth.tokens line with its SHA-256", runToken},
+      {"secret", "set|list|rm|rotate-key (-c FILE | --state-dir DIR) [NAME]",
+       "manage the encrypted server secrets (${secret:NAME} in env; values from stdin)",
+       runSecret},
   };
   return table;
 }
