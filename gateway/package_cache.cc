@@ -92,7 +92,9 @@ std::expected<sandbox::SpawnSpec, std::string> installSpec(const config::Config&
   }
   auto packages = npxPackages(server.args);
   if (!packages) return std::unexpected(server.name + ": " + packages.error());
-  sandbox::SpawnSpec spec{server.name, "npx", {"--yes"}, server.env, {}};
+  // None of the server's env: an install script runs with the package's
+  // privileges, and the server's API keys are not its business.
+  sandbox::SpawnSpec spec{server.name, "npx", {"--yes"}, {}, {}};
   for (const std::string& package : *packages) spec.args.push_back("--package=" + package);
   // npx keys its install by the package list, so the server's own `npx -y
   // PKG ...` later finds exactly this install.
@@ -100,6 +102,7 @@ std::expected<sandbox::SpawnSpec, std::string> installSpec(const config::Config&
   spec.sandbox = server.sandbox;
   spec.sandbox->network = sandbox::NetworkMode::kHost;
   spec.sandbox->report = false;
+  spec.sandbox->env.clear();  // operator variables may hold ${secret:...} values too
   spec.sandbox->binds.push_back(
       sandbox::Bind{packageCacheDir(config, server), std::string(kNpmCacheInside), /*ro=*/false});
   addNpmSettings(spec, /*offline=*/false);

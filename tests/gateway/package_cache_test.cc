@@ -43,8 +43,14 @@ config::ServerConfig npxServer() {
 TEST(PackageCache, InstallRunsNpxWithNetworkAndTheCacheWritable) {
   config::Config config;
   config.cache_dir = "/var/cache/mcpgate";
-  auto spec = installSpec(config, npxServer());
+  config::ServerConfig server = npxServer();
+  server.env = {{"GITHUB_TOKEN", "ghp_server_secret"}};
+  server.sandbox.env = {{"OPERATOR_KEY", "operator-secret"}};
+  auto spec = installSpec(config, server);
   ASSERT_TRUE(spec) << spec.error();
+  // The install script gets none of the server's variables.
+  for (const auto& [key, value] : spec->env) EXPECT_TRUE(key.starts_with("npm_config_")) << key;
+  EXPECT_TRUE(spec->sandbox->env.empty());
   EXPECT_EQ(spec->command, "npx");
   EXPECT_EQ(spec->args, (Strings{"--yes", "--package=pkg@1", "--", "node", "-e", "0"}));
   ASSERT_TRUE(spec->sandbox);
