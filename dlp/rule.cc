@@ -48,7 +48,9 @@ class Parser {
     if (!root.IsMap()) fail(root, "a rule file is a map with a 'rules' list");
     for (const auto& kv : root) {
       const auto key = kv.first.as<std::string>();
-      if (key != "rules" && key != "defaults") fail(kv.first, "unknown key '" + key + "'");
+      if (key != "rules" && key != "defaults" && key != "detector") {
+        fail(kv.first, "unknown key '" + key + "'");
+      }
     }
     Rule defaults;
     if (const auto d = root["defaults"]) {
@@ -62,7 +64,21 @@ class Parser {
     const auto rules = root["rules"];
     if (!rules || !rules.IsSequence()) fail(root, "missing 'rules' list");
     std::vector<Rule> out;
-    for (const auto& node : rules) out.push_back(parseRule(node, defaults));
+    if (const auto d = root["detector"]) out.push_back(parseDetector(d, defaults));
+    for (const auto& node : rules) {
+      Rule r = parseRule(node, defaults);
+      if (r.weight > 0 && r.detector.empty()) {
+        if (out.empty() || !out.front().is_detector) {
+          fail(node, "rule '" + r.id + "' has a weight but names no detector (add 'detector: ID' "
+                     "or a 'detector' block to the file)");
+        }
+        r.detector = out.front().id;
+      }
+      if (r.weight == 0 && !r.request && !r.response) {
+        fail(node, "rule '" + r.id + "' applies to no direction");
+      }
+      out.push_back(std::move(r));
+    }
     return out;
   }
 
@@ -116,19 +132,25 @@ class Parser {
     } else if (key == "directions") {
       r.request = r.response = false;
       for (const auto& d : strings(v, key)) {
-        if (d == "both") {
+        if (d == "none") {
+          // Only a detector signal: see Rule::weight.
+        } else if (d == "both") {
           r.request = r.response = true;
         } else if (d == "request") {
           r.request = true;
         } else if (d == "response") {
           r.response = true;
         } else {
-          fail(v, "directions must be request, response or both");
+          fail(v, "directions must be request, response, both or none");
         }
       }
     } else if (key == "redact") {
       parseRedact(r, v);
+    } else if (key == "detector") {
+      r.detector = scalar(v, key);
     } else if (key == "flags") {
+      // A rule's flags replace the file's default flags (`flags: []` clears them).
+      r.caseless = r.dotall = r.multiline = false;
       for (const auto& f : strings(v, key)) {
         if (f == "caseless") {
           r.caseless = true;
@@ -215,9 +237,21 @@ class Parser {
 
   Rule parseRule(const YAML::Node& n, const Rule& defaults) const {
     if (!n.IsMap()) fail(n, "a rule is a map");
-    Rule r = defaults;
+    Rule r = parseRuleFields(n, defaults);
     r.file = name_;
     r.line = n.Mark().line + 1;
+    if (r.id.empty()) fail(n, "rule has no 'id'");
+    if (r.pattern.empty()) fail(n, "rule '" + r.id + "' has no 'pattern'");
+    if (r.max_length != 0 && r.max_length < r.min_length) {
+      fail(n, "rule '" + r.id + "': max_length is below min_length");
+    }
+    if (auto ok = checkRule(r); !ok) throw ParseError{ok.error().message};
+    return r;
+  }
+
+  Rule parseRuleFields(const YAML::Node& n, const Rule& defaults) const {
+    Rule r = defaults;
+    r.file = name_;
     for (const auto& kv : n) {
       const auto key = kv.first.as<std::string>();
       const auto& v = kv.second;
@@ -241,6 +275,14 @@ class Parser {
         }
         r.gate = GateSpec{scalar(v["run"], "gate run"), scalar(v["count"], "gate count"),
                           count(v["min"], "gate min")};
+      } else if (key == "threshold" && r.is_detector) {
+        const std::size_t t = count(v, key);
+        if (t == 0 || t > kMaxWeight) fail(v, "threshold must be 1.." + std::to_string(kMaxWeight));
+        r.threshold = static_cast<int>(t);
+      } else if (key == "weight") {
+        const std::size_t w = count(v, key);
+        if (w == 0 || w > kMaxWeight) fail(v, "weight must be 1.." + std::to_string(kMaxWeight));
+        r.weight = static_cast<int>(w);
       } else if (key == "secret_group") {
         r.secret_group = static_cast<int>(count(v, key));
       } else if (key == "keywords") {
@@ -270,12 +312,24 @@ class Parser {
         fail(kv.first, "unknown key '" + key + "' in rule");
       }
     }
-    if (r.id.empty()) fail(n, "rule has no 'id'");
-    if (r.pattern.empty()) fail(n, "rule '" + r.id + "' has no 'pattern'");
-    if (r.max_length != 0 && r.max_length < r.min_length) {
-      fail(n, "rule '" + r.id + "': max_length is below min_length");
-    }
-    if (!r.request && !r.response) fail(n, "rule '" + r.id + "' applies to no direction");
+    return r;
+  }
+
+  // The file's `detector:` block: an id, a threshold, where it runs, what it does, and examples
+  // that test the threshold (a match example must score at least the threshold).
+  Rule parseDetector(const YAML::Node& n, const Rule& defaults) const {
+    if (!n.IsMap()) fail(n, "detector is a map {id, description, threshold, examples, ...}");
+    Rule base;
+    base.category = defaults.category;
+    base.severity = defaults.severity;
+    base.action = defaults.action;
+    base.is_detector = true;
+    Rule r = parseRuleFields(n, base);
+    r.line = n.Mark().line + 1;
+    if (r.id.empty()) fail(n, "detector has no 'id'");
+    if (r.threshold == 0) fail(n, "detector '" + r.id + "' has no 'threshold'");
+    if (r.weight != 0 || !r.detector.empty()) fail(n, "a detector has no weight or detector");
+    if (!r.request && !r.response) fail(n, "detector '" + r.id + "' applies to no direction");
     if (auto ok = checkRule(r); !ok) throw ParseError{ok.error().message};
     return r;
   }
@@ -404,6 +458,11 @@ std::unique_ptr<re2::RE2> compileRe2(const Rule& r) {
 
 std::expected<void, Error> checkRule(const Rule& r) {
   const auto prefix = r.where() + ": rule '" + r.id + "': ";
+  if (r.is_detector) {
+    if (r.threshold <= 0) return std::unexpected(Error{prefix + "a detector needs a threshold"});
+    if (!r.pattern.empty()) return std::unexpected(Error{prefix + "a detector has no pattern"});
+    return {};
+  }
   hs_expr_info_t* raw_info = nullptr;
   hs_compile_error_t* raw_err = nullptr;
   if (hs_expression_info(r.pattern.c_str(), hsFlags(r), &raw_info, &raw_err) != HS_SUCCESS) {

@@ -31,6 +31,8 @@ enum class ValidatorKind : std::uint8_t { kNone, kLuhn, kIban, kEntropy };
 inline constexpr std::size_t kKeywordBefore = 256;
 inline constexpr std::size_t kKeywordAfter = 32;
 inline constexpr std::string_view kKeywordPrefilter = "keywords";
+// Largest signal weight and detector threshold.
+inline constexpr std::size_t kMaxWeight = 1000;
 
 [[nodiscard]] std::string_view toString(Category c);
 [[nodiscard]] std::string_view toString(Severity s);
@@ -83,9 +85,21 @@ struct Rule {
   std::vector<std::string> exclude;    // RE2 patterns; a match in the secret vetoes it
   std::vector<std::string> stopwords;  // lower-cased substrings that veto the secret
 
+  // Where the rule reports on its own. A detector signal may report nowhere (`directions: none`):
+  // it then only adds its weight to its detector's score.
   bool request = true;
   bool response = true;
   Action action = Action::kWarn;
+
+  // Detectors (the injection detector): a rule with a `weight` is a signal of the detector named
+  // by `detector` (by default the detector block of its own file). In each string the detector
+  // runs on (its own `directions`), the weights of the distinct signals that matched add up; at
+  // `threshold` or more the detector reports one finding carrying those signals. A detector is a
+  // Rule too (ids, actions, policies and audit lines treat it as one) with no pattern.
+  int weight = 0;
+  std::string detector;
+  bool is_detector = false;
+  int threshold = 0;
   RedactStyle redact = RedactStyle::kReplace;
   std::size_t mask_keep = 4;
 
@@ -95,6 +109,7 @@ struct Rule {
   std::string file;
   int line = 0;
 
+  [[nodiscard]] bool isSignal() const { return weight > 0 && !detector.empty(); }
   [[nodiscard]] bool keywordGated() const { return prefilter == kKeywordPrefilter; }
   [[nodiscard]] bool appliesTo(Direction d) const {
     return d == Direction::kRequest ? request : response;

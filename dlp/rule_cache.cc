@@ -11,11 +11,11 @@ namespace mcpgate::dlp {
 namespace {
 
 // Bump when the layout below changes.
-constexpr std::string_view kMagic = "mcpgate-rules-v1";
+constexpr std::string_view kMagic = "mcpgate-rules-v2";
 
 // Every field of Rule is written below. A new field must be added to put()/get() (and kMagic
 // bumped), or a warm start would silently drop it: this assertion makes that a build error.
-static_assert(sizeof(Rule) == 432, "Rule changed: add the new field to dlp/rule_cache.cc");
+static_assert(sizeof(Rule) == 480, "Rule changed: add the new field to dlp/rule_cache.cc");
 
 class Writer {
  public:
@@ -173,6 +173,10 @@ std::string serializeRules(const CachedRules& c) {
     w.u64(static_cast<std::uint64_t>(r.action));
     w.u64(static_cast<std::uint64_t>(r.redact));
     w.u64(r.mask_keep);
+    w.u64(static_cast<std::uint64_t>(r.weight));
+    w.str(r.detector);
+    w.u64(r.is_detector ? 1 : 0);
+    w.u64(static_cast<std::uint64_t>(r.threshold));
     w.examples(r.match);
     w.examples(r.no_match);
     w.str(r.file);
@@ -221,6 +225,10 @@ std::optional<CachedRules> deserializeRules(std::string_view blob) {
     r.action = in.enumeration(Action::kBlock);
     r.redact = in.enumeration(RedactStyle::kHash);
     r.mask_keep = in.u64();
+    r.weight = static_cast<int>(in.u64());
+    r.detector = in.str();
+    r.is_detector = in.u64() != 0;
+    r.threshold = static_cast<int>(in.u64());
     r.match = in.examples();
     r.no_match = in.examples();
     r.file = in.str();

@@ -23,6 +23,10 @@ std::string databaseKey(const std::vector<Rule>& rules) {
   std::string k = hs_version();
   for (const auto& r : rules) {
     k += '\n';
+    if (r.is_detector) {
+      k += "detector";  // takes a rule index, so it moves the ids of the rules after it
+      continue;
+    }
     k += std::to_string(hsFlags(r));
     if (r.gate) k += "\tgated";
     k += '\t';
@@ -41,7 +45,7 @@ std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs, bo
   std::vector<std::string> expressions;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    if (rs[i].gate.has_value() != gated) continue;
+    if (rs[i].is_detector || rs[i].gate.has_value() != gated) continue;
     expressions.push_back(hsScanExpression(rs[i]));
     flags.push_back(hsFlags(rs[i]));
     ids.push_back(static_cast<unsigned>(i));
@@ -183,6 +187,20 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
       if (auto ok = checkRule(r); !ok) return std::unexpected(ok.error());
     }
     Confirm c;
+    if (r.is_detector) {
+      set->detectors_.push_back(set->confirm_.size());
+      set->confirm_.push_back(std::move(c));
+      continue;
+    }
+    if (r.isSignal()) {
+      const auto it = set->by_id_.find(r.detector);
+      if (it != set->by_id_.end() && rs[it->second].is_detector) {
+        c.detector = it->second;
+      } else if (!r.request && !r.response) {
+        return std::unexpected(Error{r.where() + ": rule '" + r.id + "' only feeds detector '" +
+                                     r.detector + "', which is not loaded"});
+      }
+    }
     c.re = LazyRe2(re2Pattern(r), re2Options(r));
     for (const auto& x : r.exclude) {
       re2::RE2::Options o;
@@ -225,7 +243,8 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
     set->gate_reach_ = std::max(set->gate_reach_, dlp::gateReach(r));
   }
   const bool any_gated = !set->gates_.empty();
-  const bool any_plain = std::ranges::any_of(rs, [](const Rule& r) { return !r.gate; });
+  const bool any_plain =
+      std::ranges::any_of(rs, [](const Rule& r) { return !r.gate && !r.is_detector; });
 
   set->hash_ = databaseKey(rs);
   if (!options.cache_dir.empty()) {

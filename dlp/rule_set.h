@@ -81,6 +81,7 @@ class RuleSet {
   [[nodiscard]] bool fromCache() const { return from_cache_; }
 
   // For the scanner.
+  static constexpr std::size_t kNoDetector = static_cast<std::size_t>(-1);
   struct Confirm {
     // Compiled lazily: rules loaded from the cache were validated when they were cached.
     LazyRe2 re;
@@ -89,7 +90,12 @@ class RuleSet {
     std::size_t window = 0;
     std::size_t base_window = 0;  // `window` before the keyword widening (what the cache keeps)
     bool keyword_gated = false;   // `prefilter: keywords`: Hyperscan reports a keyword
+    // For a detector signal: the index of its detector (kNoDetector: not a signal, or the
+    // detector is not loaded).
+    std::size_t detector = kNoDetector;
   };
+  // Indices of the detector rules (Rule::is_detector).
+  [[nodiscard]] const std::vector<std::size_t>& detectors() const { return detectors_; }
   // Rules without a gate; null if every rule is gated.
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
   // Rules with a gate, scanned only inside gates().windows(text, gateReach()); null if none.
@@ -114,6 +120,7 @@ class RuleSet {
   std::vector<Rule> rules_;
   std::vector<Confirm> confirm_;
   std::vector<std::size_t> keyword_gated_;
+  std::vector<std::size_t> detectors_;
   std::unordered_map<std::string, std::size_t> by_id_;
   HsDatabase db_;
   HsDatabase gated_db_;

@@ -60,6 +60,20 @@ bool prepareThread(const RuleSet& rs) {
   return true;
 }
 
+// Whether a rule reports findings of its own in this scan.
+bool reportsAlone(const Rule& r, Direction dir, const Policy& policy) {
+  if (policy.signals && r.isSignal()) return true;
+  return policy.all_directions ? (r.request || r.response) : r.appliesTo(dir);
+}
+
+// Whether the detector at `index` scores this scan (its direction, not disabled).
+bool detectorRuns(const RuleSet& rs, std::size_t index, Direction dir, const Policy& policy) {
+  if (index == RuleSet::kNoDetector) return false;
+  const Rule& d = rs.rules()[index];
+  if (!policy.all_directions && !d.appliesTo(dir)) return false;
+  return policy.disabled.empty() || !policy.disabled.contains(d.id);
+}
+
 // `needle` is lower-case (keywords and stopwords are lower-cased at load). Runs for every
 // keyword of every candidate and JSON key, so it scans for the first byte in either case and
 // compares the rest only there.
@@ -248,7 +262,8 @@ class Run {
       t.covered[id] = 0;
       t.skip[id] = 0;
     }
-    if ((!policy_.all_directions && !r.appliesTo(dir_)) ||
+    if ((!reportsAlone(r, dir_, policy_) &&
+         !detectorRuns(rs_, rs_.confirm(id).detector, dir_, policy_)) ||
         (!policy_.disabled.empty() && policy_.disabled.contains(r.id))) {
       t.skip[id] = std::numeric_limits<std::size_t>::max();
       return false;
@@ -380,8 +395,8 @@ void mergeHits(std::vector<Hit>& hits) {
     if (h.rule == cur.rule && h.start < cur.end) {
       cur.end = std::max(cur.end, h.end);
       if (h.decoded_by.size() < cur.decoded_by.size()) cur.decoded_by = std::move(h.decoded_by);
-    } else {
-      hits[++w] = std::move(h);
+    } else if (++w != i) {
+      hits[w] = std::move(h);  // never onto itself: a self-moved string may come out empty
     }
   }
   hits.resize(w + 1);
@@ -507,11 +522,51 @@ class JsonWalker {
 
   void emit(std::vector<Hit>& hits, std::string_view pointer, bool in_key) {
     mergeHits(hits);
+    bool any_signal = false;
     for (const auto& h : hits) {
       const Rule& r = rs_.rules()[h.rule];
-      const auto a = policy_.actions.find(r.id);
-      out_.items.push_back(Finding{&r, a == policy_.actions.end() ? r.action : a->second,
-                                   std::string(pointer), in_key, h.start, h.end, h.decoded_by});
+      if (rs_.confirm(h.rule).detector != RuleSet::kNoDetector) any_signal = true;
+      if (!reportsAlone(r, dir_, policy_)) continue;
+      out_.items.push_back(Finding{&r, actionOf(r), std::string(pointer), in_key, h.start, h.end,
+                                   h.decoded_by});
+    }
+    if (any_signal) score(hits, pointer, in_key);
+  }
+
+  Action actionOf(const Rule& r) const {
+    const auto a = policy_.actions.find(r.id);
+    return a == policy_.actions.end() ? r.action : a->second;
+  }
+
+  // Each detector's score in this string: the weights of its distinct signals that matched.
+  void score(const std::vector<Hit>& hits, std::string_view pointer, bool in_key) {
+    for (const std::size_t det : rs_.detectors()) {
+      if (!detectorRuns(rs_, det, dir_, policy_)) continue;
+      Finding f;
+      f.start = std::numeric_limits<std::size_t>::max();
+      bool first = true;
+      for (const auto& h : hits) {  // sorted by start: the plainest view of a signal comes first
+        if (rs_.confirm(h.rule).detector != det) continue;
+        const Rule& r = rs_.rules()[h.rule];
+        f.start = std::min(f.start, h.start);
+        f.end = std::max(f.end, h.end);
+        if (first || h.decoded_by.size() < f.decoded_by.size()) f.decoded_by = h.decoded_by;
+        first = false;
+        if (std::ranges::find(f.signals, &r) != f.signals.end()) continue;
+        f.signals.push_back(&r);
+        f.score += r.weight;
+      }
+      const Rule& d = rs_.rules()[det];
+      const auto t = policy_.thresholds.find(d.id);
+      if (f.signals.empty() || f.score < (t == policy_.thresholds.end() ? d.threshold : t->second)) {
+        continue;
+      }
+      std::ranges::sort(f.signals, {}, [](const Rule* r) { return r; });
+      f.rule = &d;
+      f.action = actionOf(d);
+      f.pointer = std::string(pointer);
+      f.in_key = in_key;
+      out_.items.push_back(std::move(f));
     }
   }
 

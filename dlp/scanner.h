@@ -27,6 +27,10 @@ struct Policy {
   std::unordered_set<std::string> disabled;         // rule ids switched off
   std::unordered_map<std::string, Action> actions;  // rule id -> action replacing its default
   bool all_directions = false;  // ignore each rule's `directions` (offline `mcpgate scan`)
+  // Detector id -> threshold replacing the one of its pack (per-tool policy).
+  std::unordered_map<std::string, int> thresholds;
+  // Also report every detector signal that matched as a finding of its own (rule examples).
+  bool signals = false;
   bool normalize = true;        // fold Unicode tricks before matching
   bool decode = true;           // decode base64/hex/percent/escapes and scan the result
   std::size_t max_decode_depth = 2;
@@ -48,6 +52,11 @@ struct Finding {
   // How the secret was hidden: "" (plainly), "unicode", "base64", "hex", "percent", "escape",
   // or a chain such as "base64>unicode" (outermost first).
   std::string decoded_by;
+  // For a detector's finding: the signals that matched in the string (each rule once, in rule
+  // order) and the sum of their weights. The span runs from the first signal to the end of the
+  // last; the text itself is never part of a finding.
+  std::vector<const Rule*> signals;
+  int score = 0;
 };
 
 struct Findings {
