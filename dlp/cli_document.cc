@@ -252,8 +252,6 @@ std::pair<std::size_t, std::size_t> lineColumn(std::string_view text, std::size_
   return {line, col};
 }
 
-
-
 // Scans one file's bytes the way `mcpgate scan` does: JSON (an object or array) as JSON, JSON
 // Lines line by line as JSON, binary through its printable runs, the rest as text. With
 // `text_too`, JSON is also scanned as plain text (rules lint: a benign file must be clean both

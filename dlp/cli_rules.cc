@@ -38,8 +38,8 @@ std::string scored(const Rule& detector, const Findings& f) {
     seen.push_back(&r);
     score += r.weight;
   }
-  std::string out = " (score " + std::to_string(score) + ", threshold " +
-                    std::to_string(detector.threshold);
+  std::string out =
+      " (score " + std::to_string(score) + ", threshold " + std::to_string(detector.threshold);
   for (std::size_t i = 0; i < seen.size(); ++i) {
     out += (i == 0 ? ": " : ", ") + seen[i]->id + " " + std::to_string(seen[i]->weight);
   }
@@ -95,14 +95,17 @@ int runRulesTest(std::span<char* const> args, std::ostream& out, std::ostream& e
     err << "mcpgate rules test: " << rules.error().message << "\n";
     return kExitError;
   }
-  std::size_t examples = 0;
-  for (const auto& r : (*rules)->rules()) examples += r.match.size() + r.no_match.size();
+  std::size_t examples = 0, detectors = 0;
+  for (const auto& r : (*rules)->rules()) {
+    examples += r.match.size() + r.no_match.size();
+    if (r.is_detector) ++detectors;
+  }
   const auto failures = runExamples(*rules);
   for (const auto& f : failures) {
     err << f.where << ": rule '" << f.rule_id << "': " << f.message << "\n";
   }
-  out << (*rules)->size() << " rules, " << examples << " examples, " << failures.size()
-      << " failed\n";
+  out << (*rules)->size() - detectors << " rules, " << detectors << " detectors, " << examples
+      << " examples, " << failures.size() << " failed\n";
   return failures.empty() ? kExitClean : kExitFindings;
 }
 

@@ -69,8 +69,9 @@ class Parser {
       Rule r = parseRule(node, defaults);
       if (r.weight > 0 && r.detector.empty()) {
         if (out.empty() || !out.front().is_detector) {
-          fail(node, "rule '" + r.id + "' has a weight but names no detector (add 'detector: ID' "
-                     "or a 'detector' block to the file)");
+          fail(node, "rule '" + r.id +
+                         "' has a weight but names no detector (add 'detector: ID' "
+                         "or a 'detector' block to the file)");
         }
         r.detector = out.front().id;
       }

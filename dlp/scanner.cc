@@ -527,8 +527,8 @@ class JsonWalker {
       const Rule& r = rs_.rules()[h.rule];
       if (rs_.confirm(h.rule).detector != RuleSet::kNoDetector) any_signal = true;
       if (!reportsAlone(r, dir_, policy_)) continue;
-      out_.items.push_back(Finding{&r, actionOf(r), std::string(pointer), in_key, h.start, h.end,
-                                   h.decoded_by});
+      out_.items.push_back(
+          Finding{&r, actionOf(r), std::string(pointer), in_key, h.start, h.end, h.decoded_by});
     }
     if (any_signal) score(hits, pointer, in_key);
   }
@@ -558,7 +558,8 @@ class JsonWalker {
       }
       const Rule& d = rs_.rules()[det];
       const auto t = policy_.thresholds.find(d.id);
-      if (f.signals.empty() || f.score < (t == policy_.thresholds.end() ? d.threshold : t->second)) {
+      if (f.signals.empty() ||
+          f.score < (t == policy_.thresholds.end() ? d.threshold : t->second)) {
         continue;
       }
       std::ranges::sort(f.signals, {}, [](const Rule* r) { return r; });

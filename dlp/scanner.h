@@ -31,8 +31,8 @@ struct Policy {
   std::unordered_map<std::string, int> thresholds;
   // Also report every detector signal that matched as a finding of its own (rule examples).
   bool signals = false;
-  bool normalize = true;        // fold Unicode tricks before matching
-  bool decode = true;           // decode base64/hex/percent/escapes and scan the result
+  bool normalize = true;  // fold Unicode tricks before matching
+  bool decode = true;     // decode base64/hex/percent/escapes and scan the result
   std::size_t max_decode_depth = 2;
   // Decoding work: decoded bytes per scanned string and per message. What does not fit is not
   // fully scanned, and `unscanned` applies to the message (closed by default).

@@ -42,13 +42,14 @@ std::vector<std::string> signalIds(const Finding& f) {
 }
 
 const Finding* detectorFinding(const Findings& f) {
-  const auto it = std::ranges::find_if(f.items, [](const Finding& x) { return x.rule->is_detector; });
+  const auto it =
+      std::ranges::find_if(f.items, [](const Finding& x) { return x.rule->is_detector; });
   return it == f.items.end() ? nullptr : &*it;
 }
 
 TEST(Detector, OneWeakSignalNeverFiresTwoStrongAlwaysDo) {
   const Scanner s(testing::rulesFromYaml(kPack));
-  EXPECT_TRUE(s.scanText("weak weak weak", Direction::kResponse).empty());  // counted once
+  EXPECT_TRUE(s.scanText("weak weak weak", Direction::kResponse).empty());     // counted once
   EXPECT_TRUE(s.scanText("strong-a and weak", Direction::kResponse).empty());  // 90
   const auto f = s.scanText("strong-b ... strong-a", Direction::kResponse);
   ASSERT_EQ(f.items.size(), 1u);  // the signals themselves report nothing
@@ -111,8 +112,8 @@ TEST(Detector, SignalsHiddenByEncodingsStillCount) {
 }
 
 TEST(Detector, PackErrorsNameTheRule) {
-  auto no_detector = loadRuleText(
-      "rules:\n  - {id: a, description: a, weight: 5, pattern: 'abc'}\n", "x.yaml");
+  auto no_detector =
+      loadRuleText("rules:\n  - {id: a, description: a, weight: 5, pattern: 'abc'}\n", "x.yaml");
   ASSERT_FALSE(no_detector);
   EXPECT_NE(no_detector.error().message.find("x.yaml:2: rule 'a' has a weight but names no "
                                              "detector"),
