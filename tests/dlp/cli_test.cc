@@ -138,7 +138,7 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
   // The text output names the detector's signals and score.
   ASSERT_EQ(run(runScanCommand, {"--direction", "response", file}), 1) << err_.str();
   EXPECT_NE(out_.str().find("injection-detector (injection, warn, response) at /content/0/text: "
-                            "score 130 from cmd-download-execute injection-addressed-to-model "
+                            "score 150 from cmd-download-execute injection-addressed-to-model "
                             "injection-run-command-instruction"),
             std::string::npos)
       << out_.str();
