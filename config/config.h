@@ -132,13 +132,6 @@ struct PolicyConfig {
   std::vector<PolicyRuleAction> actions;
   std::vector<PolicyRuleRef> disable_rules;
   std::optional<std::uint64_t> max_argument_bytes;  // of params.arguments as JSON
-  // Detector id -> score threshold replacing its pack's (`thresholds: {injection-detector: 150}`).
-  struct Threshold {
-    std::string detector;
-    int value = 0;
-    int line = 0;
-  };
-  std::vector<Threshold> thresholds;
 };
 
 // The `pins:` section: tool pinning (rug-pull detection).

@@ -90,12 +90,9 @@ class PolicyLoader {
         if (!size) return r_.fail(e.line(), at + " '" + *text + "' " + size.error());
         if (*size == 0) return r_.fail(e.line(), at + " must be greater than 0");
         policy.max_argument_bytes = *size;
-      } else if (e.key == "thresholds") {
-        done = loadThresholds(e, at, policy);
       } else {
-        done = r_.unknownKey(
-            e, "in " + path,
-            {"match", "deny", "actions", "disable_rules", "max_argument_bytes", "thresholds"});
+        done = r_.unknownKey(e, "in " + path,
+                             {"match", "deny", "actions", "disable_rules", "max_argument_bytes"});
       }
       if (!done) return done;
     }
@@ -210,25 +207,6 @@ class PolicyLoader {
       if (!text) return std::unexpected(text.error());
       if (auto ok = checkTarget(*text, lineOf(node), path); !ok) return ok;
       policy.disable_rules.push_back({std::move(*text), lineOf(node)});
-    }
-    return {};
-  }
-
-  // {detector-id: N}: the score at which that detector reports, for this policy's messages.
-  [[nodiscard]] std::expected<void, Error> loadThresholds(const Entry& e, const std::string& path,
-                                                          PolicyConfig& policy) const {
-    if (!e.value.IsMap()) {
-      return r_.fail(e.line(), path +
-                                   " must be a map from detector ids to scores such as "
-                                   "{injection-detector: 150}");
-    }
-    auto items = r_.entries(e.value, "in " + path);
-    if (!items) return std::unexpected(items.error());
-    for (const Entry& t : *items) {
-      auto value = r_.integerInRange(t, path + "." + t.key, 1, dlp::kMaxWeight,
-                                     "1.." + std::to_string(dlp::kMaxWeight));
-      if (!value) return std::unexpected(value.error());
-      policy.thresholds.push_back({t.key, static_cast<int>(*value), lineOf(t.key_node)});
     }
     return {};
   }
@@ -348,12 +326,6 @@ void emitPolicies(YAML::Emitter& out, const std::vector<PolicyConfig>& policies)
     if (policy.max_argument_bytes) {
       out << YAML::Key << "max_argument_bytes" << YAML::Value
           << formatSize(*policy.max_argument_bytes);
-    }
-    if (!policy.thresholds.empty()) {
-      out << YAML::Key << "thresholds" << YAML::Value << YAML::Flow << YAML::BeginMap;
-      for (const auto& t : policy.thresholds)
-        out << YAML::Key << t.detector << YAML::Value << t.value;
-      out << YAML::EndMap;
     }
     out << YAML::EndMap;
   }
