@@ -133,14 +133,14 @@ double ratio(int a, int b) { return b == 0 ? 1.0 : static_cast<double>(a) / b; }
 // --- thresholds: just below what main reaches (see bench/RESULTS.md, "DLP corpus").
 constexpr double kMinSecretRecall = 0.97;
 constexpr double kMinEncodedRecall = 0.94;
-constexpr double kMinInjectionRecall = 0.27;
-constexpr double kMaxBenignFpRate = 0.01;
+constexpr double kMinInjectionRecall = 0.98;
+constexpr double kMaxBenignFpRate = 0.005;
 // The sets written after the detector was tuned on the ones above (gen_fresh.py).
-constexpr double kMinFreshInjectionRecall = 0.10;
-constexpr double kMaxFreshBenignFpRate = 0.03;
+constexpr double kMinFreshInjectionRecall = 0.27;
+constexpr double kMaxFreshBenignFpRate = 0.01;
 constexpr double kMinFreshSecretRecall = 0.94;
 constexpr double kMinSecretPrecision = 0.99;
-constexpr double kMinInjectionPrecision = 0.97;
+constexpr double kMinInjectionPrecision = 0.99;
 
 TEST(Corpus, ScoresShippedPacks) {
   const std::vector<std::filesystem::path> paths = {std::filesystem::path(MCPGATE_SOURCE_DIR) /
