@@ -41,6 +41,7 @@ test_packages=(
 )
 container_packages=(
   podman runc                 # build and run the image (runc: crun refuses hybrid cgroups)
+  catatonit                   # podman kube play: the pod's infra (pause) container
   buildah                     # podman build's engine, also usable alone
   debootstrap                 # the offline base image (docker/build-base.sh)
   uidmap slirp4netns fuse-overlayfs containernetworking-plugins iptables  # podman's helpers

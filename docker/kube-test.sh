@@ -35,21 +35,41 @@ for d in docs:
         d["data"]["mcpgate.yaml"] = text.replace("0" * 64, sha) + \
             "sandbox: {on_unavailable: degrade}   # no delegated cgroup here (README)\n"
     if kind == "Secret":
-        d["stringData"] = {k: secrets.token_hex(32) for k in d["stringData"]}
+        # Podman 4.3's kube play stops on a Secret (nil dereference): the keys
+        # become a host folder and an env value, as the Secret would provide them.
+        keys = os.path.join(os.path.dirname(sys.argv[2]), "keys")
+        os.makedirs(keys)
+        for k in d["stringData"]:
+            with open(os.path.join(keys, k), "w") as f:
+                f.write(secrets.token_hex(32) + "\n")
+            os.chmod(os.path.join(keys, k), 0o444)
+        os.chmod(keys, 0o755)
+        continue
     if kind == "Deployment":
         d["spec"]["replicas"] = 1
         pod = d["spec"]["template"]["spec"]
-        # Podman takes the profile by path (the kubelet by name under its root).
+        # Podman 4.3 reads the older annotation, under --seccomp-profile-root.
         pod["securityContext"].pop("seccompProfile")
-        d["spec"]["template"].setdefault("metadata", {}).setdefault("annotations", {})[
-            "seccomp.security.alpha.kubernetes.io/pod"] = "localhost/" + os.environ["SECCOMP"]
+        annotations = d["spec"]["template"].setdefault("metadata", {}).setdefault("annotations", {})
+        annotations["seccomp.security.alpha.kubernetes.io/pod"] = "localhost/seccomp.json"
+        # Podman 4.3 races removing a finished "once" init container; keep it.
+        annotations["io.podman.annotations.init.container.type"] = "always"
         for c in pod["initContainers"] + pod["containers"]:
             c["image"] = os.environ["IMAGE"]
         pod["containers"][0]["ports"][0].update(hostIP="127.0.0.1", hostPort=int(os.environ["PORT"]))
+        keys = os.path.join(os.path.dirname(sys.argv[2]), "keys")
+        for v in pod["volumes"]:
+            if "secret" in v:
+                v.pop("secret")
+                v["hostPath"] = {"path": keys, "type": "Directory"}
+        for e in pod["containers"][0]["env"]:
+            if "valueFrom" in e:
+                e.pop("valueFrom")
+                e["value"] = open(os.path.join(keys, "secret-store.key")).read().strip()
     out.append(d)
 yaml.safe_dump_all(out, open(sys.argv[2], "w"), sort_keys=False)
 PY
-podman kube play "$work/play.yaml" >"$work/play.log" 2>&1 || { cat "$work/play.log"; exit 1; }
+podman kube play --seccomp-profile-root "$here/docker" "$work/play.yaml" >"$work/play.log" 2>&1 || { cat "$work/play.log"; exit 1; }
 echo "ok: podman kube play started the pod"
 fail() { echo "kube-test: FAIL: $*" >&2; podman pod logs --tail 20 "$(podman pod ps -q | head -1)" >&2 || true; exit 1; }
 for _ in $(seq 150); do
