@@ -5,8 +5,8 @@
 #include <system_error>
 
 #include "config/yaml_support.h"
-#include "dlp/cli.h"
 #include "dlp/rule.h"
+#include "dlp/rule_paths.h"
 
 namespace mcpgate::config {
 namespace {

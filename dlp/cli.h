@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "dlp/rule_paths.h"
 #include "dlp/rule_set.h"
 
 namespace mcpgate::dlp {
@@ -34,15 +35,6 @@ namespace mcpgate::dlp {
                                   std::ostream& err);
 [[nodiscard]] int runRulesTest(std::span<char* const> args, std::ostream& out, std::ostream& err);
 [[nodiscard]] int runRulesLint(std::span<char* const> args, std::ostream& out, std::ostream& err);
-
-// The shipped packs: $MCPGATE_RULES if set; else, for the running executable (see below).
-[[nodiscard]] std::vector<std::filesystem::path> defaultRulePaths();
-// The shipped packs for an executable at `exe`: <exe dir>/../share/mcpgate/rules if it exists (an
-// installed or relocated tree: `cmake --install` puts them there); else the source tree's rules/
-// if `exe` lies in this build tree; else the configured install prefix's share/mcpgate/rules;
-// else the source tree's rules/ if it still exists. Empty if none exists.
-[[nodiscard]] std::vector<std::filesystem::path> defaultRulePathsFor(
-    const std::filesystem::path& exe);
 
 // One example of one rule that did not behave as written.
 struct ExampleFailure {

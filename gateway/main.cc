@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gateway/cli.h"
+#include "gateway/cli/cli.h"
 #include "sandbox/entry.h"
 
 namespace {

@@ -11,15 +11,8 @@
 
 namespace mcpgate::sandbox {
 
-// Exit codes of the supervisor itself, as in `env`/`timeout`/container tools.
-inline constexpr int kExitSandboxFailed = 125;  // the sandbox could not be built
-inline constexpr int kExitCannotExec = 126;     // the command exists but could not be run
-inline constexpr int kExitNotFound = 127;       // the command is not visible in the sandbox
-
-// Every line the supervisor writes (the layer report, why it refused) starts
-// with this. They go to `report_fd`: a channel of their own when the caller
-// asked for one (SpawnSpec::report_channel), else stderr (`sandbox run`).
-inline constexpr std::string_view kSupervisorLinePrefix = "mcpgate sandbox: ";
+// The supervisor's exit codes and line prefix are in spawn.h: the gateway
+// reads them without including this header.
 
 // Builds the sandbox described by `spec.sandbox`, runs the command in it with
 // this process's stdio, forwards termination signals, and returns the

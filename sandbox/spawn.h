@@ -19,6 +19,16 @@
 
 namespace mcpgate::sandbox {
 
+// Exit codes of the supervisor itself, as in `env`/`timeout`/container tools.
+inline constexpr int kExitSandboxFailed = 125;  // the sandbox could not be built
+inline constexpr int kExitCannotExec = 126;     // the command exists but could not be run
+inline constexpr int kExitNotFound = 127;       // the command is not visible in the sandbox
+
+// Every line the supervisor writes (the layer report, why it refused) starts
+// with this. They go to `report_fd`: a channel of their own when the caller
+// asked for one (SpawnSpec::report_channel), else stderr (`sandbox run`).
+inline constexpr std::string_view kSupervisorLinePrefix = "mcpgate sandbox: ";
+
 struct SpawnSpec {
   std::string name;     // server name: used in logs and reports
   std::string command;  // absolute path, or a name looked up in the fixed safe PATH

@@ -1,7 +1,7 @@
 // The audit sink and its key, on their own: what a reader of the audit file
 // and an operator managing the key see.
 
-#include "gateway/audit.h"
+#include "gateway/observe/audit.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // gateway/auth: bearer tokens, JWT verification (keys made here with the
 // OpenSSL API), which servers a client may use, and the rate limiter.
 
-#include "gateway/auth.h"
+#include "gateway/guard/auth.h"
 
 #include <gtest/gtest.h>
 

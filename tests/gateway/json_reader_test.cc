@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gateway/jsonrpc.h"
+#include "gateway/mcp/jsonrpc.h"
 
 namespace mcpgate::gateway::jsonrpc {
 namespace {

@@ -1,4 +1,4 @@
-#include "gateway/jsonrpc.h"
+#include "gateway/mcp/jsonrpc.h"
 
 #include <gtest/gtest.h>
 

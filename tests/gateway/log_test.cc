@@ -1,6 +1,6 @@
 // The structured log: one JSON object per line on stderr.
 
-#include "gateway/log.h"
+#include "gateway/observe/log.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The metrics registry's text format, on its own.
 
-#include "gateway/metrics.h"
+#include "gateway/observe/metrics.h"
 
 #include <gtest/gtest.h>
 

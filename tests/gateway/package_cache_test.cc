@@ -1,7 +1,7 @@
 // Which packages `mcpgate install` installs for an npx server, and how a
 // spawn of it sees the cache.
 
-#include "gateway/package_cache.h"
+#include "gateway/upstream/package_cache.h"
 
 #include <gtest/gtest.h>
 

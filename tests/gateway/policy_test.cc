@@ -2,7 +2,7 @@
 // what it does to the rules) and PinStore (what a tools/list records and
 // holds), on their own.
 
-#include "gateway/policy.h"
+#include "gateway/guard/policy.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 #include "config/config.h"
 #include "dlp/rule.h"
 #include "dlp/rule_set.h"
-#include "gateway/pins.h"
+#include "gateway/guard/pins.h"
 
 namespace mcpgate::gateway {
 namespace {

@@ -1,0 +1,352 @@
+#include "gateway/observe/audit.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "dlp/scanner.h"
+#include "gateway/observe/log.h"
+#include "gateway/observe/metrics.h"
+
+namespace mcpgate::gateway::audit {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kKeyBytes = 32;
+constexpr std::size_t kMaxKeyFileBytes = 4096;
+constexpr std::size_t kHashBytes = 16;
+// A full disk fails every line: one error in the log per this long is enough.
+constexpr auto kErrorEvery = std::chrono::seconds(10);
+
+std::string errnoText(int error) { return std::generic_category().message(error); }
+
+std::string hex(const unsigned char* bytes, std::size_t n) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(n * 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 15];
+  }
+  return out;
+}
+
+std::string_view directionName(Direction direction) {
+  return direction == Direction::kToServer ? "request" : "response";
+}
+
+json orNull(std::string_view text) { return text.empty() ? json(nullptr) : json(text); }
+
+// The fields every log line about a message carries.
+json common(const MessageContext& context, std::string_view method) {
+  json fields = {{"server", context.server},
+                 {"session", context.session},
+                 {"direction", directionName(context.direction)},
+                 {"method", orNull(method)}};
+  if (!context.client.empty()) fields["client"] = context.client;
+  if (!context.tool.empty()) fields["tool"] = context.tool;
+  return fields;
+}
+
+// The same for the audit log, which names every field in every line (null
+// when unknown), in a fixed order, so a reader's schema never guesses.
+nlohmann::ordered_json record(std::string_view event, const MessageContext& context,
+                              std::string_view method) {
+  nlohmann::ordered_json line;
+  line["time"] = log::timestamp();
+  line["event"] = event;
+  line["client"] = orNull(context.client);
+  line["session"] = context.session;
+  line["server"] = context.server;
+  line["method"] = orNull(method);
+  line["tool"] = orNull(context.tool);
+  line["direction"] = directionName(context.direction);
+  return line;
+}
+
+std::string dump(const nlohmann::ordered_json& line) {
+  return line.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+struct SinkSlot {
+  std::mutex mu;
+  std::shared_ptr<Sink> sink;
+};
+
+SinkSlot& slot() {
+  // Never destroyed: a detached thread (mcpgate stdio's stdin reader) may
+  // still audit a finding while the process exits.
+  alignas(SinkSlot) static std::byte storage[sizeof(SinkSlot)];
+  static SinkSlot* const instance = std::construct_at(reinterpret_cast<SinkSlot*>(storage));
+  return *instance;
+}
+
+// Creates `dir` 0700 when missing (its parents as the umask allows).
+std::expected<void, std::string> makePrivateDir(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) return {};
+  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
+  if (ec)
+    return std::unexpected("cannot create " + dir.parent_path().string() + ": " + ec.message());
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return std::unexpected("cannot create " + dir.string() + ": " + errnoText(errno));
+  }
+  return {};
+}
+
+std::expected<void, std::string> createKey(const std::string& path) {
+  if (auto made = makePrivateDir(fs::path(path).parent_path()); !made) {
+    return std::unexpected("audit key: " + made.error());
+  }
+  std::array<unsigned char, kKeyBytes> bytes{};
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+    return std::unexpected("audit key: the CSPRNG (OpenSSL RAND_bytes) failed");
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return {};  // another gateway made it first: use theirs
+    return std::unexpected("cannot create the audit key file " + path + ": " + errnoText(errno));
+  }
+  const std::string text = hex(bytes.data(), bytes.size()) + "\n";
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                       ::fsync(fd) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!written) {
+    ::unlink(path.c_str());
+    return std::unexpected("cannot write the audit key file " + path + ": " + errnoText(error));
+  }
+  log::info("audit key created", {{"key_file", path}});
+  return {};
+}
+
+}  // namespace
+
+std::expected<std::string, std::string> loadOrCreateKey(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) {
+      return std::unexpected("cannot read the audit key file " + path + ": " + errnoText(errno));
+    }
+    if (auto created = createKey(path); !created) return std::unexpected(created.error());
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    return std::unexpected("cannot read the audit key file " + path + ": " + errnoText(errno));
+  }
+  std::string key;
+  std::string problem;
+  if (::fstat(fd, &st) != 0) {
+    problem = errnoText(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = "not a regular file";
+  } else if (st.st_uid != ::geteuid()) {
+    problem = "owned by another user (uid " + std::to_string(st.st_uid) + ")";
+  } else if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    problem = std::string("group or others have access (mode ") + mode + "); chmod 600 " + path;
+  } else {
+    char buffer[kMaxKeyFileBytes + 1];
+    ssize_t n = 0;
+    while ((n = ::read(fd, buffer, sizeof buffer)) > 0 && key.size() <= kMaxKeyFileBytes) {
+      key.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (n < 0) problem = errnoText(errno);
+  }
+  ::close(fd);
+  if (problem.empty() && key.size() > kMaxKeyFileBytes) {
+    problem = "larger than " + std::to_string(kMaxKeyFileBytes) + " bytes";
+  }
+  while (!key.empty() &&
+         (key.back() == '\n' || key.back() == '\r' || key.back() == ' ' || key.back() == '\t')) {
+    key.pop_back();
+  }
+  if (problem.empty() && key.size() < kKeyBytes) {
+    problem = "the key must be at least " + std::to_string(kKeyBytes) + " bytes (it has " +
+              std::to_string(key.size()) + ")";
+  }
+  if (!problem.empty()) {
+    return std::unexpected("refusing the audit key file " + path + ": " + problem);
+  }
+  return key;
+}
+
+std::expected<std::shared_ptr<Sink>, std::string> Sink::open(const config::AuditConfig& audit,
+                                                             bool stdout_is_mcp) {
+  if (audit.path == "-" && stdout_is_mcp) {
+    return std::unexpected(
+        "audit.path '-' (stdout) cannot be used with mcpgate stdio: stdout carries the MCP "
+        "messages; set audit.path to a file");
+  }
+  auto key = loadOrCreateKey(audit.key_file);
+  if (!key) return std::unexpected(key.error());
+  if (audit.path == "-") return std::make_shared<Sink>("-", STDOUT_FILENO, std::move(*key));
+  std::error_code ec;
+  const fs::path dir = fs::path(audit.path).parent_path();
+  if (!dir.empty() && !fs::exists(dir, ec)) fs::create_directories(dir, ec);
+  if (ec)
+    return std::unexpected("cannot create the audit log directory " + dir.string() + ": " +
+                           ec.message());
+  const int fd = ::open(audit.path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return std::unexpected("cannot open the audit log " + audit.path + ": " + errnoText(errno));
+  }
+  return std::make_shared<Sink>(audit.path, fd, std::move(*key));
+}
+
+Sink::Sink(std::string path, int fd, std::string key)
+    : path_(std::move(path)), key_(std::move(key)), fd_(fd) {}
+
+Sink::~Sink() {
+  if (path_ != "-" && fd_ >= 0) ::close(fd_);
+}
+
+void Sink::write(std::string_view line) {
+  std::string text(line);
+  text += '\n';
+  std::lock_guard lock(mu_);
+  std::string_view left = text;
+  int error = 0;
+  while (!left.empty()) {
+    const ssize_t n = ::write(fd_, left.data(), left.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      break;
+    }
+    left.remove_prefix(static_cast<std::size_t>(n));
+  }
+  if (error == 0) return;
+  ++lost_;
+  const auto now = std::chrono::steady_clock::now();
+  if (last_error_ != std::chrono::steady_clock::time_point{} && now - last_error_ < kErrorEvery) {
+    return;
+  }
+  last_error_ = now;
+  log::error("cannot write the audit log; audit records are being lost",
+             {{"path", path_}, {"error", errnoText(error)}, {"lines_lost", lost_}});
+  lost_ = 0;
+}
+
+void Sink::reopen() {
+  if (path_ == "-") return;
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    log::error("cannot reopen the audit log; still writing to the old file",
+               {{"path", path_}, {"error", errnoText(errno)}});
+    return;
+  }
+  int old = fd;
+  {
+    std::lock_guard lock(mu_);
+    std::swap(old, fd_);
+  }
+  ::close(old);
+  log::info("audit log reopened", {{"path", path_}});
+}
+
+std::string Sink::keyedHash(std::string_view value) const {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
+           reinterpret_cast<const unsigned char*>(value.data()), value.size(), digest.data(),
+           &length) == nullptr ||
+      length < kHashBytes) {
+    return {};
+  }
+  return "hmac-sha256:" + hex(digest.data(), kHashBytes);
+}
+
+void setSink(std::shared_ptr<Sink> sink) {
+  std::lock_guard lock(slot().mu);
+  slot().sink.swap(sink);
+  // The old sink (in `sink` now) closes after the lock is released.
+}
+
+std::shared_ptr<Sink> currentSink() {
+  std::lock_guard lock(slot().mu);
+  return slot().sink;
+}
+
+std::expected<void, std::string> start(const config::AuditConfig& audit, bool stdout_is_mcp) {
+  if (!audit.enabled) return {};
+  auto sink = Sink::open(audit, stdout_is_mcp);
+  if (!sink) return std::unexpected(sink.error());
+  log::info("audit log", {{"path", (*sink)->path()}, {"key_file", audit.key_file}});
+  setSink(std::move(*sink));
+  return {};
+}
+
+void reopen() {
+  if (auto sink = currentSink()) sink->reopen();
+}
+
+void finding(const MessageContext& context, std::string_view method, const dlp::Finding& finding,
+             std::string_view preview, std::string_view matched) {
+  const std::string_view action = dlp::toString(finding.action);
+  metrics::dlpFinding(finding.rule->id, action);
+
+  json fields = common(context, method);
+  fields["rule"] = finding.rule->id;
+  fields["category"] = dlp::toString(finding.rule->category);
+  fields["severity"] = dlp::toString(finding.rule->severity);
+  fields["action"] = action;
+  fields["pointer"] = finding.pointer;
+  fields["decoded_by"] = finding.decoded_by;
+  fields["preview"] = preview;
+  if (finding.in_key) fields["in_key"] = true;
+  if (finding.action == dlp::Action::kLog) {
+    log::info("dlp finding", fields);
+  } else {
+    log::warn("dlp finding", fields);
+  }
+
+  const auto sink = currentSink();
+  if (!sink) return;
+  nlohmann::ordered_json line = record("finding", context, method);
+  line["rule"] = finding.rule->id;
+  line["category"] = fields["category"];
+  line["severity"] = fields["severity"];
+  line["action"] = action;
+  line["pointer"] = finding.pointer;
+  line["decoded_by"] = finding.decoded_by;
+  line["in_key"] = finding.in_key;
+  line["preview"] = preview;
+  // An empty match means the span could not be read back: no hash rather
+  // than the hash of nothing, which would tie unrelated findings together.
+  line["match_hash"] = matched.empty() ? json(nullptr) : json(sink->keyedHash(matched));
+  sink->write(dump(line));
+}
+
+void decision(const MessageContext& context, std::string_view method, std::string_view decision,
+              std::string_view reason) {
+  metrics::policyDecision(decision);
+  json fields = common(context, method);
+  fields["decision"] = decision;
+  fields["reason"] = reason;
+  log::warn("policy decision", fields);
+
+  const auto sink = currentSink();
+  if (!sink) return;
+  nlohmann::ordered_json line = record("decision", context, method);
+  line["decision"] = decision;
+  line["reason"] = reason;
+  sink->write(dump(line));
+}
+
+}  // namespace mcpgate::gateway::audit

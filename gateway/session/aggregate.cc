@@ -1,0 +1,578 @@
+#include "gateway/session/aggregate.h"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "gateway/mcp/jsonrpc.h"
+#include "gateway/observe/log.h"
+#include "gateway/session/session.h"
+
+// g++ 12 misreads Asio's coroutine frame allocator (awaitable_frame_base's
+// own operator new and delete) in large coroutines as a mismatched pair.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace mcpgate::gateway {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::size_t kMaxName = 64;  // what clients (and model APIs) accept for a tool name
+constexpr std::size_t kBacklogLimit = 1000;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+// A server request relayed to the client gets an id the aggregate can route
+// the answer back by: "mcpgate:<server>:<the server's id as JSON>".
+constexpr std::string_view kRelayedIdPrefix = "mcpgate:";
+constexpr std::string_view kOwnIdPrefix = "mcpgate-aggregate-";
+
+json errorData(std::string_view reason, const std::string& server = {}) {
+  json data = {{"gateway", "mcpgate"}, {"reason", reason}};
+  if (!server.empty()) data["server"] = server;
+  return data;
+}
+
+json errorOf(const json& id, int code, const std::string& message, const json& data) {
+  return json::parse(jsonrpc::errorResponse(id, code, message, data));
+}
+
+bool isRequest(const json& m) { return jsonrpc::classify(m) == jsonrpc::Kind::kRequest; }
+
+std::string shortHash(std::string_view text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 3; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+// What each kind of list holds, and the member that names an item.
+struct ListKind {
+  std::string_view method, key, name_member;
+};
+constexpr ListKind kLists[] = {{"tools/list", "tools", "name"},
+                               {"prompts/list", "prompts", "name"},
+                               {"resources/list", "resources", "uri"},
+                               {"resources/templates/list", "resourceTemplates", "uriTemplate"}};
+
+}  // namespace
+
+const std::string AggregateSession::kNoServer;
+
+AggregateSession::AggregateSession(std::string id, std::string client, asio::any_io_executor strand,
+                                   std::shared_ptr<const Generation> generation,
+                                   std::vector<std::string> servers, Hooks hooks)
+    : id_(std::move(id)),
+      client_(std::move(client)),
+      strand_(strand),
+      generation_(std::move(generation)),
+      servers_(std::move(servers)),
+      separator_(generation_->config->aggregate.separator),
+      hooks_(std::move(hooks)),
+      timer_(strand),
+      last_activity_(Clock::now()) {}
+
+void AggregateSession::start() { scheduleTick(); }
+
+ClientSession::Accepted AggregateSession::fromClient(std::vector<json> messages,
+                                                     std::string /*original*/,
+                                                     const std::shared_ptr<Mailbox>& mailbox) {
+  if (closed_) return Accepted::kClosed;
+  for (json& message : messages) {
+    // The coroutine holds the session: a close meanwhile must not free it under it.
+    asio::co_spawn(
+        strand_,
+        [self = shared_from_this(), m = std::move(message), mailbox]() mutable {
+          return self->handle(std::move(m), mailbox);
+        },
+        asio::detached);
+  }
+  return Accepted::kOk;
+}
+
+ClientSession::StreamResult AggregateSession::openStream(const std::shared_ptr<Mailbox>& mailbox) {
+  if (closed_) return StreamResult::kClosed;
+  std::lock_guard lock(stream_mu_);
+  if (stream_ && !stream_->abandoned()) return StreamResult::kConflict;
+  stream_ = mailbox;
+  while (!backlog_.empty()) {
+    mailbox->push(std::move(backlog_.front()));
+    backlog_.pop_front();
+  }
+  return StreamResult::kOk;
+}
+
+void AggregateSession::close(const std::string& reason) {
+  if (closed_.exchange(true)) return;
+  {
+    std::lock_guard lock(stream_mu_);
+    close_reason_ = reason;
+  }
+  log::info("session closed", {{"session", id_}, {"endpoint", "/mcp"}, {"reason", reason}});
+  if (hooks_.on_closed) hooks_.on_closed(id_);
+  asio::post(strand_, [self = shared_from_this(), reason] {
+    self->timer_.cancel();
+    for (auto& [name, inner] : self->inners_) {
+      if (inner.session) inner.session->close(reason);
+    }
+    self->inners_.clear();
+    std::lock_guard lock(self->stream_mu_);
+    if (self->stream_) self->stream_->finish();
+    self->stream_.reset();
+  });
+}
+
+std::string AggregateSession::closeReason() const {
+  std::lock_guard lock(stream_mu_);
+  return close_reason_;
+}
+
+awaitable<void> AggregateSession::handle(json message, std::shared_ptr<Mailbox> out) {
+  last_activity_ = Clock::now();
+  switch (jsonrpc::classify(message)) {
+    case jsonrpc::Kind::kRequest: {
+      const json id = message["id"];
+      json response = co_await answer(std::move(message), out);
+      if (!response.is_null()) {
+        response["id"] = id;
+        out->pushFinal(response.dump(-1, ' ', false, json::error_handler_t::replace));
+      }
+      break;
+    }
+    case jsonrpc::Kind::kNotification: {
+      const std::string method = message["method"];
+      if (method == "notifications/initialized") break;  // each server had its own
+      if (method == "notifications/cancelled") {
+        const json params = message.value("params", json::object());
+        if (params.is_object() && params.contains("requestId")) {
+          auto it = in_flight_.find(jsonrpc::idKey(params["requestId"]));
+          auto inner = it == in_flight_.end() ? inners_.end() : inners_.find(it->second);
+          if (inner != inners_.end() && inner->second.session) {
+            (void)inner->second.session->fromClient({message}, message.dump(), nullptr);
+          }
+        }
+        break;
+      }
+      toEveryServer(message);
+      break;
+    }
+    case jsonrpc::Kind::kResponse:
+      fromClientResponse(message);
+      break;
+    case jsonrpc::Kind::kInvalid:
+      break;
+  }
+  last_activity_ = Clock::now();
+}
+
+// The response to one client request, with any id (handle() sets the
+// client's); null when route() already answered through `out`.
+awaitable<json> AggregateSession::answer(json request, std::shared_ptr<Mailbox> out) {
+  const std::string method = request["method"];
+  const json params = request.value("params", json::object());
+  const json id = request["id"];
+  if (method == "initialize") {
+    initialize_params_ = params;
+    std::string version = params.value("protocolVersion", "");
+    if (!jsonrpc::isSupportedProtocolVersion(version)) version = "2025-11-25";
+    batches_allowed_ = version == "2025-03-26";
+    json capabilities = {{"tools", {{"listChanged", true}}},
+                         {"prompts", {{"listChanged", true}}},
+                         {"resources", {{"listChanged", true}}},
+                         {"logging", json::object()}};
+    co_return json{{"jsonrpc", "2.0"},
+                   {"result",
+                    {{"protocolVersion", version},
+                     {"capabilities", capabilities},
+                     {"serverInfo", {{"name", "mcpgate"}, {"version", "aggregate"}}},
+                     {"instructions",
+                      "Tools, prompts and resources of several MCP servers; "
+                      "names are prefixed with the server's name and '" +
+                          separator_ + "'."}}}};
+  }
+  if (method == "ping") co_return json{{"jsonrpc", "2.0"}, {"result", json::object()}};
+  for (const ListKind& kind : kLists) {
+    if (method == kind.method) {
+      const std::string key(kind.key);
+      json listed = co_await listAll(method, key);
+      co_return json{{"jsonrpc", "2.0"}, {"result", std::move(listed)}};
+    }
+  }
+  if (method == "tools/call" || method == "prompts/get") {
+    const std::string name = params.is_object() ? params.value("name", "") : "";
+    auto target = targetOf(name);
+    if (!target) co_return errorOf(id, kInvalidParams, target.error(), errorData("unknown_name"));
+    request["params"]["name"] = target->name;
+    co_return co_await route(target->server, std::move(request), out);
+  }
+  if (method == "resources/read" || method == "resources/subscribe" ||
+      method == "resources/unsubscribe" || method == "completion/complete") {
+    std::string uri = params.is_object() ? params.value("uri", "") : "";
+    if (method == "completion/complete" && params.is_object() && params.contains("ref") &&
+        params["ref"].is_object()) {
+      const json& ref = params["ref"];
+      if (ref.value("type", "") == "ref/prompt") {
+        auto target = targetOf(ref.value("name", ""));
+        if (!target) {
+          co_return errorOf(id, kInvalidParams, target.error(), errorData("unknown_name"));
+        }
+        request["params"]["ref"]["name"] = target->name;
+        co_return co_await route(target->server, std::move(request), out);
+      }
+      uri = ref.value("uri", "");
+    }
+    auto it = resources_.find(uri);
+    if (it == resources_.end()) {
+      // Not listed (yet): a template's URI; find the server whose template
+      // prefix it starts with.
+      for (const auto& [known, server] : resources_) {
+        const std::string prefix = known.substr(0, known.find('{'));
+        if (known.find('{') != std::string::npos && !prefix.empty() && uri.starts_with(prefix)) {
+          it = resources_.find(known);
+          break;
+        }
+      }
+    }
+    if (it == resources_.end()) {
+      co_return errorOf(
+          id, kInvalidParams,
+          "no server of this endpoint has listed the resource '" + uri + "'; list resources first",
+          errorData("unknown_resource"));
+    }
+    co_return co_await route(it->second, std::move(request), out);
+  }
+  if (method == "logging/setLevel") {
+    for (const std::string& server : servers_) {
+      auto it = inners_.find(server);
+      if (it == inners_.end() || !it->second.session || it->second.starting) continue;
+      const std::shared_ptr<Session> session = it->second.session;
+      json copy = request;
+      (void)co_await ask(session, std::move(copy));
+    }
+    co_return json{{"jsonrpc", "2.0"}, {"result", json::object()}};
+  }
+  co_return errorOf(id, kMethodNotFound,
+                    "method '" + method +
+                        "' is not supported on the aggregate endpoint /mcp; use "
+                        "/mcp/<server>",
+                    errorData("method_not_found"));
+}
+
+// Every item of every server, each server's pages all fetched, names prefixed.
+awaitable<json> AggregateSession::listAll(const std::string& method, const std::string& key) {
+  const ListKind* kind = nullptr;
+  for (const ListKind& k : kLists) {
+    if (k.method == method) kind = &k;
+  }
+  json items = json::array();
+  for (const std::string& server : servers_) {
+    auto session = co_await inner(server);
+    if (!session) {
+      log::warn(
+          "aggregate endpoint: server left out of the list",
+          {{"session", id_}, {"server", server}, {"method", method}, {"error", session.error()}});
+      continue;
+    }
+    // This listing replaces what the server listed before.
+    std::erase_if(names_, [&](const auto& entry) {
+      return entry.second.server == server && kind->name_member == "name" &&
+             entry.second.kind == method;
+    });
+    std::erase_if(resources_, [&](const auto& entry) {
+      return entry.second == server && kind->name_member != "name";
+    });
+    json cursor;
+    for (int page = 0; page < 100; ++page) {
+      json request = {{"jsonrpc", "2.0"}, {"method", method}, {"params", json::object()}};
+      if (!cursor.is_null()) request["params"]["cursor"] = cursor;
+      json response = co_await ask(*session, std::move(request));
+      const json* result = response.contains("result") ? &response["result"] : nullptr;
+      if (result == nullptr || !result->is_object() || !result->contains(key) ||
+          !(*result)[key].is_array()) {
+        // A server without this capability answers with an error: nothing to list.
+        break;
+      }
+      for (json item : (*result)[key]) {
+        if (!item.is_object()) continue;
+        if (kind->name_member == "name") {
+          const std::string name = item.value("name", "");
+          auto outside = prefixed(server, name, method);
+          if (!outside) {
+            log::warn("aggregate endpoint: name taken by another server; left out",
+                      {{"session", id_}, {"server", server}, {"method", method}});
+            continue;
+          }
+          item["name"] = *outside;
+        } else {
+          const std::string uri = item.value(std::string(kind->name_member), "");
+          auto [it, added] = resources_.try_emplace(uri, server);
+          if (!added && it->second != server) {
+            log::warn("aggregate endpoint: resource URI listed by another server; left out",
+                      {{"session", id_}, {"server", server}, {"method", method}});
+            continue;
+          }
+          if (item.contains("name") && item["name"].is_string()) {
+            item["name"] = server + separator_ + item["name"].get<std::string>();
+          }
+        }
+        items.push_back(std::move(item));
+      }
+      if (!result->contains("nextCursor") || (*result)["nextCursor"].is_null()) break;
+      cursor = (*result)["nextCursor"];
+    }
+  }
+  co_return json{{key, std::move(items)}};
+}
+
+std::optional<std::string> AggregateSession::prefixed(const std::string& server,
+                                                      const std::string& name,
+                                                      const std::string& kind) {
+  std::string outside = server + separator_ + name;
+  if (outside.size() > kMaxName) {
+    // Cut, and keep it unique with a hash of the whole.
+    const std::string hash = shortHash(outside);
+    outside = outside.substr(0, kMaxName - hash.size() - 1) + "~" + hash;
+  }
+  // Servers "a" and "a__b" could both claim "a__b__c": the first keeps it.
+  auto [it, added] = names_.try_emplace(outside, Target{server, name, kind});
+  if (!added && it->second.server != server) return std::nullopt;
+  it->second = Target{server, name, kind};
+  return outside;
+}
+
+std::expected<AggregateSession::Target, std::string> AggregateSession::targetOf(
+    const std::string& name) const {
+  if (auto it = names_.find(name); it != names_.end()) return it->second;
+  // Not listed in this session yet: read the prefix.
+  const auto at = name.find(separator_);
+  if (at != std::string::npos) {
+    const std::string server = name.substr(0, at);
+    if (std::ranges::find(servers_, server) != servers_.end()) {
+      return Target{server, name.substr(at + separator_.size()), ""};
+    }
+  }
+  return std::unexpected("no tool or prompt '" + name + "' on this endpoint; names are <server>" +
+                         separator_ + "<name>");
+}
+
+// A client request for one server: its messages (progress, the server's own
+// requests) go to the client as they come, its response is returned.
+awaitable<json> AggregateSession::route(const std::string& server, json request,
+                                        std::shared_ptr<Mailbox> out) {
+  const json id = request["id"];
+  auto session = co_await inner(server);
+  if (!session) {
+    co_return errorOf(id, jsonrpc::kUpstreamError,
+                      "cannot start MCP server '" + server + "': " + session.error(),
+                      errorData("spawn_failed", server));
+  }
+  const std::string key = jsonrpc::idKey(id);
+  in_flight_[key] = server;
+  auto mailbox = std::make_shared<Mailbox>(strand_, out && out->streaming(), 1);
+  const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::vector<json> one;
+  one.push_back(std::move(request));
+  json response;
+  if ((*session)->fromClient(std::move(one), text, mailbox) == ClientSession::Accepted::kClosed) {
+    response = errorOf(id, jsonrpc::kUpstreamError,
+                       "MCP server '" + server + "' ended; call again to restart it",
+                       errorData("session_closed", server));
+  }
+  while (response.is_null()) {
+    Mailbox::Batch batch = co_await mailbox->next();
+    for (std::string& line : batch.messages) {
+      if (line.empty()) {
+        if (out) out->pushKeepalive();
+        continue;
+      }
+      json message = json::parse(line, nullptr, false);
+      if (message.is_discarded()) continue;
+      if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse && message["id"] == id) {
+        response = std::move(message);
+      } else if (out) {
+        if (isRequest(message)) {
+          message["id"] =
+              std::string(kRelayedIdPrefix) + server + ":" + jsonrpc::idKey(message["id"]);
+        }
+        out->push(message.dump(-1, ' ', false, json::error_handler_t::replace));
+      }
+    }
+    if (batch.finished && response.is_null()) {
+      response = errorOf(id, jsonrpc::kUpstreamError, "MCP server '" + server + "' ended",
+                         errorData("session_closed", server));
+    }
+  }
+  in_flight_.erase(key);
+  // The server's answer goes out unchanged: DLP and policy ran in its session.
+  co_return response;
+}
+
+awaitable<std::expected<std::shared_ptr<Session>, std::string>> AggregateSession::inner(
+    const std::string& server) {
+  // Checked against the config of now, not of initialize: a reload may have
+  // removed the server or taken it from this client.
+  const std::shared_ptr<const Generation> now = hooks_.current();
+  auto config_it = now->config->servers.find(server);
+  if (config_it == now->config->servers.end()) {
+    co_return std::unexpected("server '" + server + "' is no longer in the config");
+  }
+  if (now->authenticator && !now->authenticator->mayUse(client_, server)) {
+    co_return std::unexpected("client '" + client_ + "' may no longer use server '" + server + "'");
+  }
+  for (;;) {
+    Inner& slot = inners_[server];
+    if (slot.session && !slot.starting) co_return slot.session;
+    if (!slot.starting) break;
+    // Another request is starting it: wait for that.
+    asio::steady_timer wait(strand_, std::chrono::milliseconds(5));
+    co_await wait.async_wait(use_awaitable);
+  }
+  if (closed_) co_return std::unexpected(std::string("the session is closed"));
+  inners_[server].starting = true;
+  auto created = hooks_.create_inner(now, config_it->second, client_);
+  if (!created) {
+    inners_[server].starting = false;
+    co_return std::unexpected(created.error());
+  }
+  std::shared_ptr<Session> session = *created;
+  json init = {{"jsonrpc", "2.0"}, {"method", "initialize"}, {"params", initialize_params_}};
+  json response = co_await ask(session, std::move(init));
+  if (!response.contains("result")) {
+    inners_[server].starting = false;
+    session->close("the server refused initialize");
+    co_return std::unexpected("initialize failed: " + response.value("error", json()).dump());
+  }
+  if (closed_) {
+    // Closed while the server started: close() saw no session to end.
+    inners_.erase(server);
+    session->close("the aggregate session ended");
+    co_return std::unexpected(std::string("the session is closed"));
+  }
+  json initialized = {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
+  (void)session->fromClient({initialized}, initialized.dump(), nullptr);
+  auto stream = std::make_shared<Mailbox>(strand_, true, 0);
+  (void)session->openStream(stream);
+  asio::co_spawn(
+      strand_,
+      [self = shared_from_this(), server, stream]() { return self->relayStream(server, stream); },
+      asio::detached);
+  inners_[server] = Inner{session, false};
+  co_return session;
+}
+
+awaitable<json> AggregateSession::ask(const std::shared_ptr<Session>& session, json request) {
+  const json id = std::string(kOwnIdPrefix) + std::to_string(next_id_++);
+  request["id"] = id;
+  auto mailbox = std::make_shared<Mailbox>(strand_, false, 1);
+  const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::vector<json> one;
+  one.push_back(std::move(request));
+  if (session->fromClient(std::move(one), text, mailbox) == ClientSession::Accepted::kClosed) {
+    co_return errorOf(id, jsonrpc::kUpstreamError, "the server's session ended",
+                      errorData("session_closed", session->server()));
+  }
+  for (;;) {
+    Mailbox::Batch batch = co_await mailbox->next();
+    for (const std::string& line : batch.messages) {
+      json message = json::parse(line, nullptr, false);
+      if (!message.is_discarded() && jsonrpc::classify(message) == jsonrpc::Kind::kResponse &&
+          message["id"] == id) {
+        co_return message;
+      }
+    }
+    if (batch.finished) {
+      co_return errorOf(id, jsonrpc::kUpstreamError, "the server's session ended",
+                        errorData("session_closed", session->server()));
+    }
+  }
+}
+
+// The server's GET stream, into the client's: list changes, logging, and its
+// requests outside any client request.
+awaitable<void> AggregateSession::relayStream(std::string server, std::shared_ptr<Mailbox> from) {
+  for (;;) {
+    Mailbox::Batch batch = co_await from->next();
+    for (const std::string& line : batch.messages) {
+      if (line.empty()) continue;
+      json message = json::parse(line, nullptr, false);
+      if (message.is_discarded()) continue;
+      if (isRequest(message)) {
+        message["id"] =
+            std::string(kRelayedIdPrefix) + server + ":" + jsonrpc::idKey(message["id"]);
+      }
+      toStream(message.dump(-1, ' ', false, json::error_handler_t::replace));
+    }
+    if (batch.finished) {
+      // The server's session ended (idle, crash, reload): forget it, so the
+      // next use starts it again.
+      auto it = inners_.find(server);
+      if (it != inners_.end() && !it->second.starting) inners_.erase(it);
+      co_return;
+    }
+  }
+}
+
+void AggregateSession::toStream(std::string message) {
+  std::lock_guard lock(stream_mu_);
+  if (stream_ && !stream_->abandoned()) {
+    stream_->push(std::move(message));
+    return;
+  }
+  if (backlog_.size() >= kBacklogLimit) backlog_.pop_front();
+  backlog_.push_back(std::move(message));
+}
+
+// The client's answer to a request a server made through this endpoint.
+void AggregateSession::fromClientResponse(const json& message) {
+  const json& id = message["id"];
+  if (!id.is_string() || !id.get_ref<const std::string&>().starts_with(kRelayedIdPrefix)) return;
+  const std::string text = id.get<std::string>().substr(kRelayedIdPrefix.size());
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return;
+  auto inner = inners_.find(text.substr(0, colon));
+  if (inner == inners_.end() || !inner->second.session) return;
+  json original = json::parse(text.substr(colon + 1), nullptr, false);
+  if (original.is_discarded()) return;
+  json forwarded = message;
+  forwarded["id"] = original;
+  (void)inner->second.session->fromClient({forwarded}, forwarded.dump(), nullptr);
+}
+
+void AggregateSession::toEveryServer(const json& notification) {
+  for (auto& [name, inner] : inners_) {
+    if (inner.session && !inner.starting) {
+      (void)inner.session->fromClient({notification}, notification.dump(), nullptr);
+    }
+  }
+}
+
+void AggregateSession::scheduleTick() {
+  const auto idle = generation_->config->session.idle_timeout;
+  timer_.expires_after(std::clamp<std::chrono::milliseconds>(
+      idle / 4, std::chrono::milliseconds(50), std::chrono::milliseconds(1000)));
+  timer_.async_wait([weak = weak_from_this(), idle](boost::system::error_code ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self) return;
+    if (self->in_flight_.empty() && Clock::now() - self->last_activity_ >= idle) {
+      self->close("idle for longer than the idle timeout");
+      return;
+    }
+    self->scheduleTick();
+  });
+}
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,46 @@
+#pragma once
+
+// What a client's Mcp-Session-Id names: a session with one server
+// (/mcp/<server>, Session) or with every server it may use (/mcp,
+// AggregateSession). The HTTP transport speaks to either through this.
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gateway/session/mailbox.h"
+
+namespace mcpgate::gateway {
+
+class ClientSession {
+ public:
+  virtual ~ClientSession() = default;
+
+  [[nodiscard]] virtual const std::string& id() const = 0;
+  // The server's name, or "" for the aggregate endpoint.
+  [[nodiscard]] virtual const std::string& server() const = 0;
+  [[nodiscard]] virtual const std::string& client() const = 0;
+  // JSON-RPC batches exist only in protocol revision 2025-03-26.
+  [[nodiscard]] virtual bool batchesAllowed() const = 0;
+
+  enum class Accepted { kOk, kClosed };
+  // Messages a client POSTed (one, or a batch). Requests get their answers in
+  // `mailbox` (which may be null when there are none). `original` is the text
+  // they came in, forwarded as it is when it holds one message that no filter
+  // changed; empty when it must not be (an object in it repeated a key, which
+  // another parser could read differently from the checked value).
+  virtual Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
+                              const std::shared_ptr<Mailbox>& mailbox) = 0;
+
+  enum class StreamResult { kOk, kClosed, kConflict };
+  // The GET stream: messages the server sends outside any pending request.
+  virtual StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) = 0;
+
+  virtual void close(const std::string& reason) = 0;  // DELETE, idle, shutdown; idempotent
+  // Why it closed ("" while open): the answer to an initialize whose session
+  // ended before the message reached it (a server that died at once).
+  [[nodiscard]] virtual std::string closeReason() const = 0;
+};
+
+}  // namespace mcpgate::gateway

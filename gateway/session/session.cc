@@ -1,0 +1,527 @@
+#include "gateway/session/session.h"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <cctype>
+#include <optional>
+
+#include "config/units.h"
+#include "gateway/mcp/jsonrpc.h"
+#include "gateway/observe/audit.h"
+#include "gateway/observe/log.h"
+#include "gateway/observe/metrics.h"
+#include "gateway/upstream/remote_upstream.h"
+#include "gateway/upstream/spawn_spec.h"
+#include "gateway/upstream/upstream.h"
+
+namespace mcpgate::gateway {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto kKeepaliveEvery = std::chrono::seconds(15);
+constexpr std::size_t kBacklogLimit = 1000;
+inline constexpr int kRequestCancelled = -32800;
+
+json gatewayData(std::string_view reason, const std::string& server) {
+  return {{"gateway", "mcpgate"}, {"reason", reason}, {"server", server}};
+}
+
+std::string_view methodOf(const json& message) {
+  auto it = message.find("method");
+  return it != message.end() && it->is_string()
+             ? std::string_view(it->get_ref<const std::string&>())
+             : std::string_view();
+}
+
+// `key` as Go's encoding/json compares it with a member name: ASCII case
+// folded, and the two non-ASCII letters Unicode folds to ASCII ones, the long
+// s (U+017F) and the Kelvin sign (U+212A).
+std::string foldedAsGoDoes(std::string_view key) {
+  std::string folded;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key.substr(i).starts_with("\xC5\xBF")) {
+      folded += 's';
+      i += 1;
+    } else if (key.substr(i).starts_with("\xE2\x84\xAA")) {
+      folded += 'k';
+      i += 2;
+    } else {
+      folded += static_cast<char>(std::tolower(static_cast<unsigned char>(key[i])));
+    }
+  }
+  return folded;
+}
+
+// A key that is not `exact` (lower case) but that a case-insensitive parser
+// (Go's encoding/json) reads as `exact`.
+std::optional<std::string> caseVariantOf(const json& object,
+                                         std::initializer_list<std::string_view> exact) {
+  for (const auto& [key, value] : object.items()) {
+    const std::string folded = foldedAsGoDoes(key);
+    for (std::string_view want : exact) {
+      if (key != want && folded == want) return key;
+    }
+  }
+  return std::nullopt;
+}
+
+// The server must run what the gateway checked. A message that another
+// parser could read differently from nlohmann (which the filters and the
+// policy use) is refused: a member spelt in another case, which a
+// case-insensitive server matches, and for tools/call a name that is not a
+// plain string. Duplicate keys need no check here: the reader keeps the
+// last, and text that held any is sent re-serialised, so the server never
+// sees the other. nullopt: the message may go on to the filters.
+std::optional<Verdict> ambiguity(const json& message, const std::string& server) {
+  if (!message.is_object()) return std::nullopt;
+  auto refuse = [&](int code, std::string_view reason, std::string text) {
+    Verdict verdict;
+    verdict.action = Verdict::Action::kReject;
+    verdict.code = code;
+    verdict.message = std::move(text);
+    verdict.data = gatewayData(reason, server);
+    return verdict;
+  };
+  if (auto key = caseVariantOf(message, {"jsonrpc", "id", "method", "params", "result", "error"})) {
+    return refuse(
+        jsonrpc::kInvalidRequest, "invalid_request",
+        "member '" + key->substr(0, 64) + "' differs from a JSON-RPC member only in case");
+  }
+  auto method = message.find("method");
+  if (method == message.end() || *method != "tools/call") return std::nullopt;
+  auto params = message.find("params");
+  if (params == message.end() || !params->is_object()) {
+    return refuse(jsonrpc::kInvalidParams, "invalid_params", "tools/call needs params with a name");
+  }
+  auto name = params->find("name");
+  if (name == params->end() || !name->is_string()) {
+    return refuse(jsonrpc::kInvalidParams, "invalid_params",
+                  "tools/call needs params.name, the tool's name as a string");
+  }
+  if (auto key = caseVariantOf(*params, {"name", "arguments"})) {
+    return refuse(jsonrpc::kInvalidParams, "invalid_params",
+                  "tools/call params member '" + key->substr(0, 64) +
+                      "' differs from 'name' or 'arguments' only in case");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Session::Session(std::string id, std::string client, asio::any_io_executor strand,
+                 std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
+                 std::shared_ptr<const CurrentGeneration> current, Hooks hooks)
+    : id_(std::move(id)),
+      client_(std::move(client)),
+      strand_(strand),
+      config_(std::move(config)),
+      server_(server),
+      current_(std::move(current)),
+      hooks_(std::move(hooks)),
+      timer_(strand),
+      last_activity_(Clock::now()),
+      last_keepalive_(Clock::now()) {}
+
+std::expected<void, std::string> Session::start() {
+  std::weak_ptr<Session> weak = weak_from_this();
+  Upstream::Callbacks callbacks{
+      [weak](std::string line) {
+        if (auto self = weak.lock()) self->fromServer(std::move(line));
+      },
+      [weak, hooks = hooks_](const std::string& status, const std::string& stopped_because) {
+        if (auto self = weak.lock()) self->upstreamExited(status, stopped_because);
+        if (hooks.on_child_gone) hooks.on_child_gone();
+      }};
+  // What the server has not read yet may be many requests' worth, not one.
+  Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace,
+                            std::max<std::uint64_t>(16 * config_->limits.max_body_bytes, 1 << 20)};
+  auto upstream = [&]() -> std::expected<std::shared_ptr<Upstream>, std::string> {
+    if (server_.remote) {
+      return startRemoteUpstream(strand_, *server_.remote, config_->session.request_timeout,
+                                 options, std::move(callbacks));
+    }
+    const auto spec = spawnSpecFor(*config_, server_);
+    if (!spec) return std::unexpected(spec.error());
+    return ChildUpstream::start(strand_, *spec, options, std::move(callbacks));
+  }();
+  if (!upstream) return std::unexpected(upstream.error());
+  upstream_ = std::move(*upstream);
+  scheduleTick();
+  return {};
+}
+
+Session::Accepted Session::fromClient(std::vector<json> messages, std::string original,
+                                      const std::shared_ptr<Mailbox>& mailbox) {
+  // Scanned before taking the lock: a long scan must not hold up the server's
+  // answers (or other clients' requests) in this session.
+  std::vector<Verdict> verdicts(messages.size());
+  const std::shared_ptr<const FilterChain> filters = current_->get()->filters;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    MessageContext context{server_.name, id_,     Direction::kToServer,
+                           {},           client_, jsonrpc::toolOf(messages[i])};
+    if (std::optional<Verdict> refused = ambiguity(messages[i], server_.name)) {
+      audit::decision(context, methodOf(messages[i]), refused->data["reason"].get<std::string>(),
+                      refused->message);
+      verdicts[i] = std::move(*refused);
+    } else if (!filters->empty()) {
+      verdicts[i] = filters->run(context, messages[i]);
+    }
+  }
+  std::vector<std::string> to_send;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return Accepted::kClosed;
+    auto now = Clock::now();
+    last_activity_ = now;
+    const bool single = messages.size() == 1;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      json& message = messages[i];
+      const Verdict& verdict = verdicts[i];
+      auto kind = jsonrpc::classify(message);
+      std::string key = kind == jsonrpc::Kind::kRequest ? jsonrpc::idKey(message["id"]) : "";
+      if (kind == jsonrpc::Kind::kRequest && pending_.contains(key)) {
+        metrics::requestDone(server_.name, methodOf(message), "invalid", {});
+        mailbox->pushFinal(
+            jsonrpc::errorResponse(message["id"], jsonrpc::kInvalidRequest,
+                                   "a request with this id is already pending in this session",
+                                   gatewayData("duplicate_id", server_.name)));
+        continue;
+      }
+      if (verdict.action == Verdict::Action::kReject) {
+        std::string error =
+            kind == jsonrpc::Kind::kInvalid
+                ? std::string()
+                : jsonrpc::errorResponse(message.contains("id") ? message["id"] : json(nullptr),
+                                         verdict.code, verdict.message, verdict.data);
+        if (kind == jsonrpc::Kind::kRequest) {
+          metrics::requestDone(server_.name, methodOf(message), "blocked", {});
+          mailbox->pushFinal(std::move(error));
+        } else if (kind == jsonrpc::Kind::kResponse) {
+          // The client's answer to a server request (sampling, elicitation):
+          // the server gets the error in its place rather than waiting forever.
+          to_send.push_back(std::move(error));
+        } else {
+          log::info("client notification refused by a filter; dropped",
+                    {{"server", server_.name}, {"session", id_}, {"reason", verdict.message}});
+        }
+        continue;
+      }
+      if (kind == jsonrpc::Kind::kRequest) {
+        Pending pending{
+            mailbox,
+            next_seq_++,
+            now + config_->session.request_timeout,
+            "",
+            message["method"] == "initialize",
+            message["method"].is_string() ? message["method"].get<std::string>() : std::string(),
+            std::string(jsonrpc::toolOf(message)),
+            filters,
+            now};
+        if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+          if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
+            if (auto token = meta->find("progressToken"); token != meta->end()) {
+              pending.progress_key = jsonrpc::idKey(*token);
+              progress_[pending.progress_key] = key;
+            }
+          }
+        }
+        pending_.emplace(std::move(key), std::move(pending));
+      } else if (kind == jsonrpc::Kind::kNotification &&
+                 message["method"] == "notifications/cancelled") {
+        // The client gave up on a request: end its wait now; the server is
+        // told through this same notification and should not answer.
+        if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+          if (auto rid = params->find("requestId"); rid != params->end()) {
+            std::string rkey = jsonrpc::idKey(*rid);
+            if (pending_.contains(rkey)) {
+              completeLocked(rkey,
+                             jsonrpc::errorResponse(*rid, kRequestCancelled,
+                                                    "request cancelled by the client"),
+                             "cancelled");
+            }
+          }
+        }
+      }
+      // The client's own text when it says exactly what was checked; text
+      // with duplicate keys comes empty and goes as parsed (the last of
+      // each), so a first-wins parser on the server reads what DLP and the
+      // policy saw.
+      if (single && !verdict.modified && !original.empty()) {
+        jsonrpc::flattenToLine(original);
+        to_send.push_back(std::move(original));
+      } else {
+        to_send.push_back(jsonrpc::serialize(message));
+      }
+    }
+  }
+  if (!to_send.empty()) {
+    asio::post(strand_, [self = shared_from_this(), lines = std::move(to_send)]() mutable {
+      for (auto& line : lines) self->upstream_->send(std::move(line));
+    });
+  }
+  return Accepted::kOk;
+}
+
+Session::StreamResult Session::openStream(const std::shared_ptr<Mailbox>& mailbox) {
+  std::lock_guard lock(mu_);
+  if (closed_) return StreamResult::kClosed;
+  if (stream_ && !stream_->abandoned()) return StreamResult::kConflict;
+  stream_ = mailbox;
+  last_activity_ = Clock::now();
+  while (!backlog_.empty()) {
+    stream_->push(std::move(backlog_.front()));
+    backlog_.pop_front();
+  }
+  return StreamResult::kOk;
+}
+
+void Session::countDone(const Pending& pending, std::string_view outcome) const {
+  metrics::requestDone(server_.name, pending.method, outcome, Clock::now() - pending.received);
+}
+
+void Session::completeLocked(const std::string& key, std::string response,
+                             std::string_view outcome) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;
+  countDone(it->second, outcome);
+  if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
+  it->second.mailbox->pushFinal(std::move(response));
+  pending_.erase(it);
+}
+
+void Session::fromServer(std::string line) {
+  bool duplicate_keys = false;
+  auto parsed = jsonrpc::parse(line, config_->limits.max_json_depth, &duplicate_keys);
+  if (!parsed || parsed->is_array()) {
+    // Never log the text: it may carry exactly what DLP exists to protect.
+    log::warn("server sent a line that is not one JSON-RPC message; dropped",
+              {{"server", server_.name},
+               {"session", id_},
+               {"error", parsed ? "batch from server" : parsed.error().message.substr(0, 200)}});
+    return;
+  }
+  json& message = *parsed;
+  std::shared_ptr<const FilterChain> filters;
+  std::string request_method;
+  std::string tool;
+  if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
+    std::lock_guard lock(mu_);
+    if (auto it = pending_.find(jsonrpc::idKey(message["id"])); it != pending_.end()) {
+      request_method = it->second.method;
+      tool = it->second.tool;
+      filters = it->second.filters;
+    }
+  }
+  if (!filters) filters = current_->get()->filters;
+  // The client reads what was checked: of duplicate keys, the last.
+  bool reserialise = duplicate_keys;
+  if (!filters->empty()) {
+    MessageContext context{server_.name, id_, Direction::kToClient, request_method, client_, tool};
+    Verdict verdict = filters->run(context, message);
+    if (verdict.action == Verdict::Action::kReject) {
+      switch (jsonrpc::classify(message)) {
+        case jsonrpc::Kind::kResponse: {
+          std::lock_guard lock(mu_);
+          completeLocked(
+              jsonrpc::idKey(message["id"]),
+              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data),
+              "blocked");
+          return;
+        }
+        case jsonrpc::Kind::kRequest:
+          // A server request (sampling, elicitation) the client must not see:
+          // answer it here, or the server waits for an answer that never comes.
+          upstream_->send(
+              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+          return;
+        case jsonrpc::Kind::kNotification:
+        case jsonrpc::Kind::kInvalid:
+          log::info("server message refused by a filter; dropped",
+                    {{"server", server_.name}, {"session", id_}, {"reason", verdict.message}});
+          return;
+      }
+      return;
+    }
+    reserialise = reserialise || verdict.modified;
+  }
+  if (reserialise) line = jsonrpc::serialize(message);
+
+  std::lock_guard lock(mu_);
+  last_activity_ = Clock::now();
+  switch (jsonrpc::classify(message)) {
+    case jsonrpc::Kind::kResponse: {
+      std::string key = jsonrpc::idKey(message["id"]);
+      auto it = pending_.find(key);
+      if (it == pending_.end()) {
+        log::debug("response for no pending request; dropped",
+                   {{"server", server_.name}, {"session", id_}, {"id", key}});
+        return;
+      }
+      if (it->second.initialize) {
+        auto result = message.find("result");
+        if (result != message.end() && result->is_object()) {
+          auto version = result->find("protocolVersion");
+          batches_allowed_ = version != result->end() && *version == "2025-03-26";
+        }
+      }
+      completeLocked(key, std::move(line), message.contains("error") ? "error" : "ok");
+      return;
+    }
+    case jsonrpc::Kind::kNotification: {
+      if (message["method"] == "notifications/progress") {
+        auto params = message.find("params");
+        if (params != message.end() && params->is_object() && params->contains("progressToken")) {
+          auto it = progress_.find(jsonrpc::idKey((*params)["progressToken"]));
+          if (it != progress_.end()) {
+            auto& mailbox = pending_.at(it->second).mailbox;
+            if (mailbox->streaming() && !mailbox->abandoned()) {
+              mailbox->push(std::move(line));
+              return;
+            }
+          }
+        }
+      }
+      routeUnsolicited(std::move(line));
+      return;
+    }
+    case jsonrpc::Kind::kRequest:
+      routeUnsolicited(std::move(line));
+      return;
+    case jsonrpc::Kind::kInvalid:
+      log::warn("server sent an invalid JSON-RPC message; dropped",
+                {{"server", server_.name}, {"session", id_}});
+      return;
+  }
+}
+
+void Session::routeUnsolicited(std::string message) {
+  // A stdio server does not say which request a message belongs to. While
+  // requests are in flight the newest one is the likeliest cause (a sampling
+  // request during a tool call), and its stream is surely being read; else
+  // the GET stream; else keep it until a GET stream opens.
+  Pending* newest = nullptr;
+  for (auto& [key, pending] : pending_) {
+    if (pending.mailbox->streaming() && !pending.mailbox->abandoned() &&
+        (newest == nullptr || pending.seq > newest->seq)) {
+      newest = &pending;
+    }
+  }
+  if (newest != nullptr) {
+    newest->mailbox->push(std::move(message));
+  } else if (stream_ && !stream_->abandoned()) {
+    stream_->push(std::move(message));
+  } else {
+    if (backlog_.size() >= kBacklogLimit) {
+      backlog_.pop_front();
+      log::warn("no client stream for server messages; oldest dropped",
+                {{"server", server_.name}, {"session", id_}});
+    }
+    backlog_.push_back(std::move(message));
+  }
+}
+
+void Session::failAllLocked(const std::string& reason) {
+  for (auto& [key, pending] : pending_) {
+    countDone(pending, "closed");
+    pending.mailbox->pushFinal(jsonrpc::errorResponse(json::parse(key), jsonrpc::kUpstreamError,
+                                                      reason,
+                                                      gatewayData("session_closed", server_.name)));
+  }
+  pending_.clear();
+  progress_.clear();
+  if (stream_) stream_->finish();
+  stream_.reset();
+  backlog_.clear();
+}
+
+void Session::close(const std::string& reason) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    close_reason_ = reason;
+    failAllLocked(reason);
+  }
+  log::info("session closed", {{"server", server_.name}, {"session", id_}, {"reason", reason}});
+  if (hooks_.on_closed) hooks_.on_closed(id_);
+  asio::post(strand_, [self = shared_from_this(), reason] {
+    self->timer_.cancel();
+    if (self->upstream_) self->upstream_->terminate(reason);
+  });
+}
+
+std::string Session::closeReason() const {
+  std::lock_guard lock(mu_);
+  return close_reason_;
+}
+
+void Session::upstreamExited(const std::string& status, const std::string& stopped_because) {
+  // After a DELETE or idle reap the session is closed already and this is a no-op.
+  if (stopped_because.empty()) {
+    close("MCP server '" + server_.name + "' exited unexpectedly (" + status + ")");
+  } else {
+    close("MCP server '" + server_.name + "' was stopped: it " + stopped_because);
+  }
+}
+
+void Session::scheduleTick() {
+  auto period = std::clamp<std::chrono::milliseconds>(config_->session.idle_timeout / 4,
+                                                      std::chrono::milliseconds(50),
+                                                      std::chrono::milliseconds(1000));
+  period = std::min(period, std::clamp<std::chrono::milliseconds>(
+                                config_->session.request_timeout / 4, std::chrono::milliseconds(50),
+                                std::chrono::milliseconds(1000)));
+  timer_.expires_after(period);
+  timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->tick();
+  });
+}
+
+void Session::tick() {
+  auto now = Clock::now();
+  std::vector<std::string> cancels;
+  bool idle = false;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (it->second.deadline <= now) {
+        countDone(it->second, "timeout");
+        json id = json::parse(it->first);
+        it->second.mailbox->pushFinal(
+            jsonrpc::errorResponse(id, jsonrpc::kUpstreamTimeout,
+                                   "MCP server '" + server_.name + "' did not answer within " +
+                                       config::formatDuration(config_->session.request_timeout),
+                                   gatewayData("request_timeout", server_.name)));
+        if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
+        json cancel = {{"jsonrpc", "2.0"},
+                       {"method", "notifications/cancelled"},
+                       {"params", {{"requestId", id}, {"reason", "timed out in the gateway"}}}};
+        cancels.push_back(cancel.dump());
+        it = pending_.erase(it);
+        last_activity_ = now;
+      } else {
+        ++it;
+      }
+    }
+    if (stream_ && !stream_->abandoned() && now - last_keepalive_ >= kKeepaliveEvery) {
+      stream_->pushKeepalive();
+      last_keepalive_ = now;
+    }
+    if (stream_ && stream_->abandoned()) stream_.reset();
+    idle = pending_.empty() && now - last_activity_ >= config_->session.idle_timeout;
+  }
+  for (auto& line : cancels) upstream_->send(std::move(line));
+  if (idle) {
+    close("idle for longer than the idle timeout");
+    return;
+  }
+  scheduleTick();
+}
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,754 @@
+#include "gateway/upstream/remote_upstream.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <array>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <deque>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "config/address.h"
+#include "config/units.h"
+#include "gateway/mcp/jsonrpc.h"
+#include "gateway/observe/log.h"
+
+namespace mcpgate::gateway {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using asio::as_tuple;
+using asio::use_awaitable;
+using nlohmann::json;
+using tcp = asio::ip::tcp;
+
+// Connections kept open for the next request. More are opened while more
+// requests are in flight; past this many idle ones the extra are closed.
+constexpr std::size_t kMaxIdleConnections = 4;
+// A response's headers, and the body of an error status (read and dropped).
+constexpr std::uint32_t kMaxHeaderBytes = 64 * 1024;
+constexpr std::size_t kMaxErrorBodyBytes = 64 * 1024;
+// After a GET stream ends, how long before it is opened again.
+constexpr auto kStreamRetry = std::chrono::seconds(2);
+constexpr auto kMaxDeleteWait = std::chrono::seconds(5);
+// Messages a client may send before initialize is answered (see send()).
+constexpr std::size_t kMaxHeldMessages = 256;
+
+// One keep-alive connection, plain or TLS.
+struct Connection {
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
+  beast::flat_buffer buffer;
+  bool reused = false;
+
+  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
+};
+
+// What the gateway needs to know of a message it posts.
+struct Outgoing {
+  bool request = false;
+  json id;  // for a request
+  std::string method;
+  bool initialize = false;
+  bool initialized = false;  // notifications/initialized
+};
+
+Outgoing describe(std::string_view body) {
+  Outgoing out;
+  auto message = json::parse(body, nullptr, false);
+  if (!message.is_object()) return out;
+  auto method = message.find("method");
+  if (method == message.end() || !method->is_string()) return out;
+  out.method = method->get<std::string>();
+  if (auto id = message.find("id"); id != message.end()) {
+    out.request = true;
+    out.id = *id;
+    out.initialize = out.method == "initialize";
+  }
+  out.initialized = !out.request && out.method == "notifications/initialized";
+  return out;
+}
+
+// Why an exchange produced no (complete) answer. `message` is for the client
+// and the log: it never holds header values or bodies.
+struct Failure {
+  std::string message;
+  std::string reason;  // data.reason of the JSON-RPC error
+  int status = 0;      // HTTP status, when the remote answered
+  bool retry = false;  // a reused connection died before any answer: try a fresh one
+};
+
+// Server-Sent Events, fed in pieces; each complete event's data is one message.
+class SseParser {
+ public:
+  explicit SseParser(std::size_t max_event_bytes) : max_(max_event_bytes) {}
+
+  // False when an event grows past the limit.
+  template <class Deliver>
+  bool feed(std::string_view chunk, Deliver&& deliver) {
+    for (char c : chunk) {
+      if (c != '\n') {
+        if (line_.size() > max_) return false;
+        line_ += c;
+        continue;
+      }
+      if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+      if (line_.empty()) {
+        if (has_data_) {
+          if (!data_.empty() && data_.back() == '\n') data_.pop_back();
+          // Priming events (an id and empty data) carry no message.
+          if (data_.find_first_not_of(" \t\r\n") != std::string::npos) deliver(std::move(data_));
+          data_.clear();
+          has_data_ = false;
+        }
+        continue;
+      }
+      if (line_.starts_with("data:")) {
+        std::string_view value = std::string_view(line_).substr(5);
+        if (value.starts_with(' ')) value.remove_prefix(1);
+        data_.append(value);
+        data_ += '\n';
+        has_data_ = true;
+        if (data_.size() > max_) return false;
+      }
+      // event:, id:, retry: and comments mean nothing to the gateway.
+      line_.clear();
+    }
+    return true;
+  }
+
+ private:
+  std::size_t max_;
+  std::string line_;
+  std::string data_;
+  bool has_data_ = false;
+};
+
+class RemoteUpstream final : public Upstream, public std::enable_shared_from_this<RemoteUpstream> {
+ public:
+  RemoteUpstream(asio::any_io_executor executor, const config::RemoteConfig& remote,
+                 std::chrono::milliseconds request_timeout, Options options, Callbacks callbacks,
+                 std::shared_ptr<ssl::context> tls)
+      : executor_(std::move(executor)),
+        remote_(remote),
+        request_timeout_(request_timeout),
+        options_(std::move(options)),
+        callbacks_(std::move(callbacks)),
+        tls_(std::move(tls)),
+        origin_(std::string(remote.tls ? "https://" : "http://") +
+                config::formatHostPort(remote.host, remote.port)) {
+    const bool default_port = remote.port == (remote.tls ? 443 : 80);
+    host_header_ =
+        remote.host.find(':') != std::string::npos ? "[" + remote.host + "]" : remote.host;
+    if (!default_port) host_header_ += ":" + std::to_string(remote.port);
+  }
+
+  void send(std::string message) override {
+    if (terminating_) return;
+    if (initializing_) {
+      // Until initialize is answered there is no session id or protocol
+      // version to send; a client that does not wait (a stdio client piping
+      // its first lines) would otherwise be refused.
+      if (held_.size() >= kMaxHeldMessages) {
+        // The remote is slow to answer initialize and the client does not
+        // wait: refuse rather than buffer without end.
+        Outgoing refused = describe(message);
+        refused.initialize = false;  // refusing this one must not end the session
+        fail(refused, Failure{"too many messages sent before MCP server '" + options_.server +
+                                  "' answered initialize",
+                              "upstream_not_initialized"});
+        return;
+      }
+      held_.push_back(std::move(message));
+      return;
+    }
+    Outgoing outgoing = describe(message);
+    if (outgoing.initialize) initializing_ = true;
+    asio::co_spawn(
+        executor_,
+        [self = shared_from_this(), message = std::move(message),
+         outgoing = std::move(outgoing)]() mutable {
+          return self->postMessage(std::move(message), std::move(outgoing));
+        },
+        asio::detached);
+  }
+
+  void terminate(std::string why) override {
+    if (terminating_) return;
+    terminating_ = true;
+    reason_ = std::move(why);
+    for (auto& connection : idle_) closeConnection(*connection);
+    idle_.clear();
+    for (Connection* connection : active_) closeConnection(*connection);
+    asio::co_spawn(
+        executor_, [self = shared_from_this()] { return self->finish(); }, asio::detached);
+  }
+
+ private:
+  static void closeConnection(Connection& connection) {
+    boost::system::error_code ignored;
+    connection.lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    connection.lowest().close();
+  }
+
+  void prepare(http::request<http::string_body>& request) const {
+    request.version(11);
+    request.target(remote_.target);
+    request.set(http::field::host, host_header_);
+    request.set(http::field::user_agent, "mcpgate");
+    for (const auto& [name, value] : remote_.headers) request.set(name, value);
+    if (!session_id_.empty()) request.set("Mcp-Session-Id", session_id_);
+    if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
+  }
+
+  asio::awaitable<void> postMessage(std::string body, Outgoing outgoing) {
+    http::request<http::string_body> request;
+    request.method(http::verb::post);
+    prepare(request);
+    request.set(http::field::accept, "application/json, text/event-stream");
+    request.set(http::field::content_type, "application/json");
+    request.body() = std::move(body);
+    request.prepare_payload();
+    bool answered = false;
+    auto failure = co_await exchange(request, outgoing, answered);
+    if (terminating_ || reported_) co_return;
+    if (failure) {
+      fail(outgoing, *failure);
+    } else if (outgoing.request && !answered && !stream_open_) {
+      // A 202, or a stream that ended before the answer. The spec lets a
+      // server answer on the GET stream after a 202; without one, say so now
+      // rather than leave the client waiting for the request timeout.
+      fail(outgoing,
+           Failure{"MCP server '" + options_.server + "' ended its response without answering",
+                   "upstream_no_response"});
+    } else if (outgoing.initialized && !stream_started_) {
+      stream_started_ = true;
+      asio::co_spawn(
+          executor_, [self = shared_from_this()] { return self->listen(); }, asio::detached);
+    }
+    // What waited for initialize goes out now, with the session id and
+    // protocol version (or, if initialize failed, is dropped with the session).
+    if (outgoing.initialize) releaseHeld();
+  }
+
+  void releaseHeld() {
+    initializing_ = false;
+    std::deque<std::string> held = std::move(held_);
+    held_.clear();
+    while (!held.empty()) {
+      send(std::move(held.front()));
+      held.pop_front();
+    }
+  }
+
+  void fail(const Outgoing& outgoing, const Failure& failure) {
+    log::warn("remote server request failed", {{"server", options_.server},
+                                               {"remote", origin_},
+                                               {"method", outgoing.method},
+                                               {"error", failure.message}});
+    if (failure.status == 404 && !session_id_.empty()) {
+      // The remote no longer knows the session: every later request would
+      // fail the same way. The client must start a new one.
+      session_id_.clear();
+      terminate("lost its remote session (the remote answered 404 Not Found to its session id)");
+      return;
+    }
+    if (!outgoing.request) return;
+    json data = {{"gateway", "mcpgate"}, {"reason", failure.reason}, {"server", options_.server}};
+    if (failure.status != 0) data["status"] = failure.status;
+    deliver(jsonrpc::errorResponse(outgoing.id, jsonrpc::kUpstreamError, failure.message, data));
+    if (outgoing.initialize && session_id_.empty()) {
+      // A session that never started holds a slot of limits.max_sessions
+      // for nothing: a client retrying against a remote that is down would
+      // fill the table. The client gets its error first.
+      terminate("could not be initialized: " + failure.message);
+    }
+  }
+
+  void deliver(std::string message) {
+    if (reported_) return;
+    callbacks_.on_message(std::move(message));
+  }
+
+  // One body (JSON or one SSE event): one message, or a batch of them.
+  // Returns whether it held the answer to `outgoing`.
+  bool deliverBody(std::string text, const Outgoing& outgoing) {
+    const std::size_t start = text.find_first_not_of(" \t\r\n");
+    if (start != std::string::npos && text[start] == '[') {
+      auto batch = json::parse(text, nullptr, false);
+      if (!batch.is_array()) return false;
+      bool answered = false;
+      for (json& message : batch) {
+        answered = inspect(message, outgoing) || answered;
+        deliver(message.dump(-1, ' ', false, json::error_handler_t::replace));
+      }
+      return answered;
+    }
+    bool answered = false;
+    if (outgoing.request) {
+      auto message = json::parse(text, nullptr, false);
+      answered = inspect(message, outgoing);
+    }
+    deliver(std::move(text));
+    return answered;
+  }
+
+  // Whether `message` answers `outgoing`; notes the negotiated protocol version.
+  bool inspect(const json& message, const Outgoing& outgoing) {
+    if (!outgoing.request || !message.is_object()) return false;
+    auto id = message.find("id");
+    if (id == message.end() || *id != outgoing.id || message.contains("method")) return false;
+    if (outgoing.initialize) {
+      auto result = message.find("result");
+      if (result != message.end() && result->is_object()) {
+        auto version = result->find("protocolVersion");
+        // It becomes a request header: only a version we know (a remote must
+        // not put CR LF into the gateway's requests).
+        if (version != result->end() && version->is_string() &&
+            jsonrpc::isSupportedProtocolVersion(version->get_ref<const std::string&>())) {
+          protocol_version_ = version->get<std::string>();
+        }
+      }
+    }
+    return true;
+  }
+
+  // Sends `request` and hands each message of the answer to deliverBody.
+  asio::awaitable<std::optional<Failure>> exchange(http::request<http::string_body>& request,
+                                                   const Outgoing& outgoing, bool& answered) {
+    for (int attempt = 0;; ++attempt) {
+      std::unique_ptr<Connection> connection;
+      if (!idle_.empty()) {
+        connection = std::move(idle_.back());
+        idle_.pop_back();
+        connection->reused = true;
+      } else {
+        auto connected = co_await connect();
+        if (!connected) co_return connected.error();
+        connection = std::move(*connected);
+      }
+      if (terminating_) co_return std::nullopt;  // it ended while this connected
+      active_.insert(connection.get());
+      bool keep_alive = false;
+      std::optional<Failure> failure =
+          co_await roundTripOn(*connection, request, outgoing, answered, keep_alive);
+      active_.erase(connection.get());
+      if (failure && failure->retry && connection->reused && attempt == 0 && !terminating_) {
+        // The remote closed an idle connection (a keep-alive timeout, a
+        // restart): the request never reached it. The other idle ones are
+        // likely as stale; the retry takes a fresh one.
+        for (auto& stale : idle_) closeConnection(*stale);
+        idle_.clear();
+        continue;
+      }
+      if (!failure && keep_alive && !terminating_ && idle_.size() < kMaxIdleConnections) {
+        idle_.push_back(std::move(connection));
+      }
+      co_return failure;
+    }
+  }
+
+  asio::awaitable<std::expected<std::unique_ptr<Connection>, Failure>> connect() {
+    const std::string what = "cannot reach MCP server '" + options_.server + "' at " + origin_;
+    tcp::resolver resolver(executor_);
+    const std::string port = std::to_string(remote_.port);
+    auto [resolve_ec, endpoints] =
+        co_await resolver.async_resolve(remote_.host, port, as_tuple(use_awaitable));
+    if (resolve_ec)
+      co_return std::unexpected(
+          Failure{what + ": " + resolve_ec.message(), "upstream_unreachable"});
+    auto connection = std::make_unique<Connection>();
+    if (tls_) {
+      connection->tls.emplace(executor_, *tls_);
+    } else {
+      connection->plain.emplace(executor_);
+    }
+    beast::tcp_stream& stream = connection->lowest();
+    stream.expires_after(remote_.connect_timeout);
+    active_.insert(connection.get());
+    auto [connect_ec, endpoint] = co_await stream.async_connect(endpoints, as_tuple(use_awaitable));
+    active_.erase(connection.get());
+    (void)endpoint;
+    if (connect_ec) {
+      std::string why =
+          connect_ec == beast::error::timeout
+              ? "no connection within " + config::formatDuration(remote_.connect_timeout)
+              : connect_ec.message();
+      co_return std::unexpected(Failure{what + ": " + why, "upstream_unreachable"});
+    }
+    if (!connection->tls) co_return std::move(connection);
+
+    SSL* ssl = connection->tls->native_handle();
+    boost::system::error_code address_ec;
+    const auto address = asio::ip::make_address(remote_.host, address_ec);
+    // SNI for names only (RFC 6066 forbids addresses); the certificate must
+    // name the host either way.
+    const bool name_set =
+        address_ec ? SSL_set_tlsext_host_name(ssl, remote_.host.c_str()) == 1 &&
+                         SSL_set1_host(ssl, remote_.host.c_str()) == 1
+                   : X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), remote_.host.c_str()) == 1;
+    if (!name_set) {
+      co_return std::unexpected(
+          Failure{what + ": cannot set the TLS host name to check", "upstream_tls_failed"});
+    }
+    (void)address;
+    stream.expires_after(remote_.connect_timeout);
+    active_.insert(connection.get());
+    auto [handshake_ec] = co_await connection->tls->async_handshake(ssl::stream_base::client,
+                                                                    as_tuple(use_awaitable));
+    active_.erase(connection.get());
+    if (handshake_ec) {
+      const long verify = SSL_get_verify_result(ssl);
+      std::string why;
+      if (verify != X509_V_OK) {
+        why = "its TLS certificate was not accepted: " +
+              std::string(X509_verify_cert_error_string(verify));
+      } else if (handshake_ec == beast::error::timeout) {
+        why = "no TLS handshake within " + config::formatDuration(remote_.connect_timeout);
+      } else {
+        why = "TLS handshake failed: " + handshake_ec.message();
+      }
+      co_return std::unexpected(Failure{what + ": " + why, "upstream_tls_failed"});
+    }
+    co_return std::move(connection);
+  }
+
+  asio::awaitable<std::optional<Failure>> roundTripOn(Connection& connection,
+                                                      http::request<http::string_body>& request,
+                                                      const Outgoing& outgoing, bool& answered,
+                                                      bool& keep_alive) {
+    if (connection.tls) {
+      co_return co_await roundTrip(*connection.tls, connection, request, outgoing, answered,
+                                   keep_alive);
+    }
+    co_return co_await roundTrip(*connection.plain, connection, request, outgoing, answered,
+                                 keep_alive);
+  }
+
+  template <class Stream>
+  asio::awaitable<std::optional<Failure>> roundTrip(Stream& stream, Connection& connection,
+                                                    http::request<http::string_body>& request,
+                                                    const Outgoing& outgoing, bool& answered,
+                                                    bool& keep_alive) {
+    const std::string who = "MCP server '" + options_.server + "'";
+    // A GET stream lives as long as the session; anything else is bounded.
+    if (request.method() == http::verb::get) {
+      connection.lowest().expires_never();
+    } else {
+      connection.lowest().expires_after(request_timeout_);
+    }
+    auto [write_ec, written] = co_await http::async_write(stream, request, as_tuple(use_awaitable));
+    (void)written;
+    if (write_ec) {
+      co_return Failure{"cannot send to " + who + " at " + origin_ + ": " + write_ec.message(),
+                        "upstream_unreachable", 0, true};
+    }
+    http::response_parser<http::buffer_body> parser;
+    parser.header_limit(kMaxHeaderBytes);
+    parser.body_limit(boost::none);  // limited per message below
+    auto [header_ec, header_bytes] = co_await http::async_read_header(
+        stream, connection.buffer, parser, as_tuple(use_awaitable));
+    (void)header_bytes;
+    if (header_ec) {
+      const bool closed = header_ec == http::error::end_of_stream ||
+                          header_ec == asio::error::eof ||
+                          header_ec == asio::error::connection_reset;
+      if (header_ec.category() == asio::error::get_ssl_category()) {
+        // TLS 1.3 sends the server's verdict on a client certificate after
+        // the handshake: a refusal arrives here.
+        co_return Failure{
+            who + " at " + origin_ + " refused the TLS connection: " + header_ec.message(),
+            "upstream_tls_failed"};
+      }
+      std::string why = header_ec == beast::error::timeout
+                            ? "did not answer within " + config::formatDuration(request_timeout_)
+                            : "connection failed before an answer: " + header_ec.message();
+      co_return Failure{who + " " + why,
+                        header_ec == beast::error::timeout ? "upstream_timeout" : "upstream_error",
+                        0, closed};
+    }
+    auto& response = parser.get();
+    const int status = static_cast<int>(response.result_int());
+    const std::string content_type(response[http::field::content_type]);
+    if (outgoing.initialize && status == 200) {
+      std::string session(response["Mcp-Session-Id"]);
+      if (!session.empty()) session_id_ = std::move(session);
+    }
+
+    enum class Body { kDrop, kJson, kSse } kind = Body::kDrop;
+    std::optional<Failure> failure;
+    std::size_t limit = options_.max_line_bytes;
+    if (status >= 200 && status < 300 && status != 200) {
+      limit = kMaxErrorBodyBytes;  // 202 Accepted, 204: nothing to deliver
+    } else if (status != 200) {
+      limit = kMaxErrorBodyBytes;
+      std::string phrase(response.reason());
+      std::string hint;
+      if (status == 401 || status == 403) hint = " (check the server's headers)";
+      failure = Failure{who + " answered HTTP " + std::to_string(status) +
+                            (phrase.empty() ? "" : " " + phrase) + hint,
+                        "upstream_http_error", status};
+    } else if (content_type.starts_with("text/event-stream")) {
+      kind = Body::kSse;
+    } else if (content_type.starts_with("application/json")) {
+      kind = Body::kJson;
+    } else {
+      limit = kMaxErrorBodyBytes;
+      failure = Failure{who + " answered with content type '" + content_type.substr(0, 100) +
+                            "', not JSON or an event stream",
+                        "upstream_bad_response", status};
+    }
+
+    SseParser sse(options_.max_line_bytes);
+    std::string body;
+    std::size_t dropped = 0;
+    std::array<char, 16384> chunk;
+    while (!parser.is_done()) {
+      response.body().data = chunk.data();
+      response.body().size = chunk.size();
+      // read_some: a stream's events are handed on as they arrive, not when
+      // the chunk buffer is full.
+      auto [read_ec, read_bytes] = co_await http::async_read_some(stream, connection.buffer, parser,
+                                                                  as_tuple(use_awaitable));
+      (void)read_bytes;
+      if (read_ec == http::error::need_buffer) read_ec = {};
+      const std::size_t got = chunk.size() - response.body().size;
+      const std::string_view piece(chunk.data(), got);
+      if (read_ec) {
+        if (failure) break;
+        std::string why =
+            read_ec == beast::error::timeout
+                ? "did not finish its answer within " + config::formatDuration(request_timeout_)
+                : "connection failed during its answer: " + read_ec.message();
+        co_return Failure{who + " " + why,
+                          read_ec == beast::error::timeout ? "upstream_timeout" : "upstream_error"};
+      }
+      if (terminating_) co_return std::nullopt;
+      bool fits = true;
+      if (kind == Body::kSse) {
+        fits = sse.feed(piece, [&](std::string event) {
+          answered = deliverBody(std::move(event), outgoing) || answered;
+        });
+      } else if (kind == Body::kJson) {
+        fits = body.size() + piece.size() <= limit;
+        if (fits) body.append(piece);
+      } else {
+        dropped += piece.size();
+        if (dropped > limit) break;  // not worth reading to the end; not kept alive
+      }
+      if (!fits) {
+        // One message (a JSON answer or one event) over the limit; the
+        // connection is dropped rather than read to its end.
+        co_return Failure{who + " sent an answer larger than max_line_bytes (" +
+                              std::to_string(options_.max_line_bytes) + " bytes)",
+                          "upstream_too_large"};
+      }
+    }
+    keep_alive = parser.is_done() && parser.keep_alive();
+    if (failure) co_return failure;
+    if (kind == Body::kJson) {
+      if (json::accept(body)) {
+        answered = deliverBody(std::move(body), outgoing) || answered;
+      } else {
+        co_return Failure{who + " answered with a body that is not valid JSON",
+                          "upstream_bad_response", status};
+      }
+    }
+    co_return std::nullopt;
+  }
+
+  // The GET stream: messages the remote sends outside any request
+  // (list_changed, logging, its own requests). 405 means it has none.
+  asio::awaitable<void> listen() {
+    asio::steady_timer retry(executor_);
+    while (!terminating_) {
+      http::request<http::string_body> request;
+      request.method(http::verb::get);
+      prepare(request);
+      request.set(http::field::accept, "text/event-stream");
+      request.prepare_payload();
+      const Outgoing none;
+      bool answered = false;
+      auto connected = co_await connect();
+      if (!connected) {
+        log::warn("remote server stream failed", {{"server", options_.server},
+                                                  {"remote", origin_},
+                                                  {"error", connected.error().message}});
+      } else {
+        std::unique_ptr<Connection> connection = std::move(*connected);
+        active_.insert(connection.get());
+        stream_open_ = true;
+        bool keep_alive = false;
+        std::optional<Failure> failure =
+            co_await roundTripOn(*connection, request, none, answered, keep_alive);
+        stream_open_ = false;
+        active_.erase(connection.get());
+        if (terminating_) co_return;
+        if (failure && failure->status == 405) {
+          log::debug("remote server offers no GET stream", {{"server", options_.server}});
+          co_return;
+        }
+        if (failure && failure->status == 404) {
+          fail(none, *failure);
+          co_return;
+        }
+        if (failure) {
+          log::warn(
+              "remote server stream failed",
+              {{"server", options_.server}, {"remote", origin_}, {"error", failure->message}});
+          // Any answer but a stream means there is none to wait for.
+          if (failure->status != 0) co_return;
+        }
+      }
+      retry.expires_after(kStreamRetry);
+      auto [ec] = co_await retry.async_wait(as_tuple(use_awaitable));
+      (void)ec;
+    }
+  }
+
+  template <class Stream>
+  asio::awaitable<boost::system::error_code> deleteSession(
+      Stream& stream, Connection& connection, http::request<http::string_body>& request) {
+    auto [ec, n] = co_await http::async_write(stream, request, as_tuple(use_awaitable));
+    (void)n;
+    if (ec) co_return ec;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(kMaxErrorBodyBytes);
+    auto [read_ec, read_n] =
+        co_await http::async_read(stream, connection.buffer, parser, as_tuple(use_awaitable));
+    (void)read_n;
+    co_return read_ec;
+  }
+
+  // After terminate(): ends the remote session, then reports the end once.
+  asio::awaitable<void> finish() {
+    if (!session_id_.empty()) {
+      http::request<http::string_body> request;
+      request.method(http::verb::delete_);
+      prepare(request);
+      request.prepare_payload();
+      auto connected = co_await connect();
+      if (connected) {
+        Connection& connection = **connected;
+        const auto wait = std::min<std::chrono::milliseconds>(
+            {options_.grace, request_timeout_,
+             std::chrono::duration_cast<std::chrono::milliseconds>(kMaxDeleteWait)});
+        connection.lowest().expires_after(wait);
+        boost::system::error_code ec;
+        if (connection.tls) {
+          ec = co_await deleteSession(*connection.tls, connection, request);
+        } else {
+          ec = co_await deleteSession(*connection.plain, connection, request);
+        }
+        if (ec)
+          log::debug("remote session DELETE failed",
+                     {{"server", options_.server}, {"error", ec.message()}});
+        closeConnection(connection);
+      }
+    }
+    reported_ = true;
+    log::info("remote server disconnected", {{"server", options_.server}, {"reason", reason_}});
+    if (callbacks_.on_exit) callbacks_.on_exit("disconnected", reason_);
+  }
+
+  asio::any_io_executor executor_;
+  const config::RemoteConfig remote_;
+  const std::chrono::milliseconds request_timeout_;
+  Options options_;
+  Callbacks callbacks_;
+  std::shared_ptr<ssl::context> tls_;  // null for plain http
+  const std::string origin_;           // scheme://host:port, for messages and logs
+  std::string host_header_;
+  std::string session_id_;
+  std::string protocol_version_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+  std::set<Connection*> active_;  // closed by terminate()
+  bool initializing_ = false;     // an initialize is waiting for its answer
+  std::deque<std::string> held_;  // what the client sent meanwhile
+  bool terminating_ = false;
+  bool reported_ = false;
+  bool stream_started_ = false;
+  bool stream_open_ = false;
+  std::string reason_;
+};
+
+std::string opensslError() {
+  std::string text;
+  while (unsigned long code = ERR_get_error()) {
+    char buffer[256];
+    ERR_error_string_n(code, buffer, sizeof buffer);
+    text = buffer;  // the last one is the outermost
+  }
+  return text;
+}
+
+std::expected<std::shared_ptr<ssl::context>, std::string> makeTlsContext(
+    const config::RemoteConfig& remote) {
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_client);
+  SSL_CTX* native = context->native_handle();
+  ERR_clear_error();
+  if (SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION) != 1) {
+    return std::unexpected("cannot require TLS 1.2: " + opensslError());
+  }
+  SSL_CTX_set_verify(native, SSL_VERIFY_PEER, nullptr);
+  const int loaded = remote.ca_file.empty()
+                         ? SSL_CTX_set_default_verify_paths(native)
+                         : SSL_CTX_load_verify_locations(native, remote.ca_file.c_str(), nullptr);
+  if (loaded != 1) {
+    return std::unexpected(
+        "cannot load the CA bundle " +
+        (remote.ca_file.empty() ? std::string("of the system") : remote.ca_file) + ": " +
+        opensslError());
+  }
+  if (!remote.cert_file.empty()) {
+    if (SSL_CTX_use_certificate_chain_file(native, remote.cert_file.c_str()) != 1) {
+      return std::unexpected("cannot load the client certificate " + remote.cert_file + ": " +
+                             opensslError());
+    }
+    if (SSL_CTX_use_PrivateKey_file(native, remote.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+      return std::unexpected("cannot load the client key " + remote.key_file + ": " +
+                             opensslError());
+    }
+    if (SSL_CTX_check_private_key(native) != 1) {
+      return std::unexpected("the client key " + remote.key_file +
+                             " does not match the certificate " + remote.cert_file);
+    }
+  }
+  return context;
+}
+
+}  // namespace
+
+std::expected<std::shared_ptr<Upstream>, std::string> startRemoteUpstream(
+    asio::any_io_executor executor, const config::RemoteConfig& remote,
+    std::chrono::milliseconds request_timeout, Upstream::Options options,
+    Upstream::Callbacks callbacks) {
+  std::shared_ptr<ssl::context> tls;
+  if (remote.tls) {
+    auto context = makeTlsContext(remote);
+    if (!context) return std::unexpected(context.error());
+    tls = std::move(*context);
+  }
+  log::info("remote server session starting", {{"server", options.server}});
+  return std::make_shared<RemoteUpstream>(std::move(executor), remote, request_timeout,
+                                          std::move(options), std::move(callbacks), std::move(tls));
+}
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,26 @@
+#include "gateway/upstream/spawn_spec.h"
+
+#include "gateway/upstream/package_cache.h"
+
+namespace mcpgate::gateway {
+
+std::expected<sandbox::SpawnSpec, std::string> spawnSpecFor(const config::Config& config,
+                                                            const config::ServerConfig& server) {
+  if (server.remote) {
+    return std::unexpected("it is a remote server (url:), not a command the gateway starts");
+  }
+  std::string cwd;
+  for (const sandbox::Bind& bind : server.sandbox.binds) {
+    if (server.cwd == bind.dst || server.cwd.starts_with(bind.dst + "/")) cwd = server.cwd;
+  }
+  sandbox::SpawnSpec spec{server.name, server.command, server.args, server.env, cwd};
+  spec.sandbox = server.sandbox;
+  // One JSON line of enforced and degraded layers per spawn, for the log.
+  spec.sandbox->report = true;
+  if (auto cached = addPackageCache(config, server, spec); !cached) {
+    return std::unexpected(cached.error());
+  }
+  return spec;
+}
+
+}  // namespace mcpgate::gateway
