@@ -38,6 +38,7 @@ test_packages=(
   iproute2 util-linux procps  # sandbox tests: ip, setpriv, ps
   bubblewrap wrk gnuplot-nox  # benchmarks: peers to compare against, plots
   clang-16 libclang-rt-16-dev # fuzz targets: libFuzzer; clang 16 compiles libstdc++'s <expected>
+  clang-tidy-14               # scripts/tidy.sh: clang-tidy on the lines a change touches (CI)
 )
 container_packages=(
   podman runc                 # build and run the image (runc: crun refuses hybrid cgroups)

@@ -12,6 +12,8 @@ echo "== build (release, -Werror)"
 # Options spelled out: `scripts/demo.sh` configures the same tree without tests.
 bash scripts/build.sh build -DMCPGATE_WERROR=ON -DMCPGATE_SANITIZE=OFF -DMCPGATE_TESTS=ON \
   -DMCPGATE_BENCH=ON
+echo "== clang-tidy (C++ lines changed since the fork point, or by the last commit)"
+bash scripts/tidy.sh build
 echo "== tests (release)"
 # Not here: `container` and `lb` (image builds, HAProxy; tests/deploy/CMakeLists.txt).
 (cd build && ctest --output-on-failure --no-tests=error --timeout 600 -LE 'container|lb')
