@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <charconv>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
 #include "gateway/session/io_pool.h"
+#include "gateway/session/mailbox.h"
 #include "gateway/session/sessions.h"
 
 namespace mcpgate::gateway {
@@ -47,6 +49,24 @@ void stopWhenChildrenGone(IoPool& pool, SessionTable& sessions,
       return;
     }
     stopWhenChildrenGone(pool, sessions, deadline);
+  });
+}
+
+// Polls until no request is in flight or the deadline passes, then `then`.
+// New sessions are refused meanwhile (SessionTable::drain).
+void afterRequestsInFlight(asio::io_context& main, std::chrono::steady_clock::time_point deadline,
+                           std::function<void()> then) {
+  auto timer = std::make_shared<asio::steady_timer>(main, std::chrono::milliseconds(20));
+  timer->async_wait([&main, deadline, then = std::move(then), timer](boost::system::error_code) {
+    if (Mailbox::inFlight() > 0 && std::chrono::steady_clock::now() < deadline) {
+      afterRequestsInFlight(main, deadline, std::move(then));
+      return;
+    }
+    if (Mailbox::inFlight() > 0) {
+      log::warn("requests still in flight at the end of the drain grace",
+                {{"count", Mailbox::inFlight()}});
+    }
+    then();
   });
 }
 
@@ -164,13 +184,21 @@ int runServe(Args args) {
   asio::signal_set signals(pool.main(), SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int sig) {
     if (ec) return;
+    // Drain: not ready and no new session at once; requests in flight get
+    // session.grace to finish; then the sessions end and their servers get
+    // session.grace again to exit.
     metrics::setNotReady("shutting down");
-    log::info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
-    server.stop();
-    sessions.closeAll("the gateway is shutting down");
-    stopWhenChildrenGone(
-        pool, sessions,
-        std::chrono::steady_clock::now() + config->session.grace + std::chrono::seconds(2));
+    sessions.drain();
+    log::info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"},
+                                {"in_flight", Mailbox::inFlight()}});
+    afterRequestsInFlight(
+        pool.main(), std::chrono::steady_clock::now() + config->session.grace, [&] {
+          server.stop();
+          sessions.closeAll("the gateway is shutting down");
+          stopWhenChildrenGone(
+              pool, sessions,
+              std::chrono::steady_clock::now() + config->session.grace + std::chrono::seconds(2));
+        });
   });
 
   pool.run();

@@ -340,16 +340,27 @@ std::expected<std::shared_ptr<ClientSession>, Reply> Endpoint::createSession(
     created = sessions_.createAggregate(generation_, std::move(allowed), client_);
   }
   if (created) return std::move(*created);
+  Status status = Status::bad_gateway;
+  std::string_view reason = "spawn_failed";
   using enum SessionTable::CreateError;
-  const auto kind = created.error().kind;
-  return std::unexpected(refuse(kind == kTooMany         ? Status::service_unavailable
-                                : kind == kClientTooMany ? Status::too_many_requests
-                                                         : Status::bad_gateway,
-                                jsonrpc::kUpstreamError, created.error().message,
-                                kind == kTooMany         ? "max_sessions"
-                                : kind == kClientTooMany ? "client_max_sessions"
-                                                         : "spawn_failed",
-                                initialize_id));
+  switch (created.error().kind) {
+    case kTooMany:
+      status = Status::service_unavailable;
+      reason = "max_sessions";
+      break;
+    case kClientTooMany:
+      status = Status::too_many_requests;
+      reason = "client_max_sessions";
+      break;
+    case kShuttingDown:
+      status = Status::service_unavailable;
+      reason = "shutting_down";
+      break;
+    case kSpawnFailed:
+      break;
+  }
+  return std::unexpected(
+      refuse(status, jsonrpc::kUpstreamError, created.error().message, reason, initialize_id));
 }
 
 // `server` is null on the aggregate endpoint.
@@ -379,6 +390,15 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
   if (post.requests > 0) {
     mailbox = std::make_shared<Mailbox>(co_await asio::this_coro::executor, post.accepts_sse,
                                         post.requests);
+    // Checked once the mailbox counts as in flight, so shutdown, which
+    // waits for Mailbox::inFlight() to reach 0 after drain(), either sees
+    // this request or has refused it. Responses and notifications still
+    // pass: a request in flight may need the client's answer.
+    if (!post.initialize && sessions_.draining()) {
+      co_return refuse(Status::not_found, jsonrpc::kInvalidRequest,
+                       "the gateway is shutting down and this session ends; initialize again",
+                       "shutting_down");
+    }
   }
   // Empty: not to be forwarded as written (ClientSession::fromClient).
   if (post.duplicate_keys) req.body.clear();

@@ -1,5 +1,6 @@
 #include "gateway/session/mailbox.h"
 
+#include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -7,8 +8,23 @@ namespace mcpgate::gateway {
 
 namespace asio = boost::asio;
 
+namespace {
+std::atomic<int> in_flight{0};
+}  // namespace
+
 Mailbox::Mailbox(asio::any_io_executor executor, bool streaming, std::size_t finals)
-    : streaming_(streaming), finals_left_(finals), wake_(std::move(executor), 1) {}
+    : streaming_(streaming),
+      counted_(finals > 0),
+      finals_left_(finals),
+      wake_(std::move(executor), 1) {
+  if (counted_) ++in_flight;
+}
+
+Mailbox::~Mailbox() {
+  if (counted_) --in_flight;
+}
+
+int Mailbox::inFlight() { return in_flight.load(); }
 
 void Mailbox::wake() {
   // Capacity 1: a wake-up already queued covers this one too.

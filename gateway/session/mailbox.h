@@ -21,6 +21,13 @@ class Mailbox {
   // responses may be delivered here. finals: how many responses end it
   // (requests in the POST; 0 for the GET stream, which ends only by finish()).
   Mailbox(boost::asio::any_io_executor executor, bool streaming, std::size_t finals);
+  ~Mailbox();
+  Mailbox(const Mailbox&) = delete;
+  Mailbox& operator=(const Mailbox&) = delete;
+
+  // Mailboxes of POSTs alive in the process: requests in flight (the
+  // response may still be on its way to the client). Shutdown drains them.
+  [[nodiscard]] static int inFlight();
 
   [[nodiscard]] bool streaming() const { return streaming_; }
 
@@ -43,6 +50,7 @@ class Mailbox {
   void wake();
 
   const bool streaming_;
+  const bool counted_;  // a POST's, in inFlight()
   mutable std::mutex mu_;
   std::vector<std::string> queue_;
   bool has_intermediate_ = false;

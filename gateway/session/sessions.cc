@@ -36,6 +36,10 @@ SessionTable::SessionTable(IoPool& pool, std::shared_ptr<const CurrentGeneration
 std::optional<SessionTable::Failure> SessionTable::admitLocked(const config::Config& config,
                                                                const std::string& client,
                                                                bool inner) const {
+  if (draining_ && !inner) {
+    return Failure{CreateError::kShuttingDown,
+                   "the gateway is shutting down; initialize again on another replica"};
+  }
   if (sessions_.size() >= config.limits.max_sessions) {
     return Failure{CreateError::kTooMany, "the gateway already has the maximum of " +
                                               std::to_string(config.limits.max_sessions) +

@@ -27,8 +27,8 @@ class SessionTable {
   SessionTable(IoPool& pool, std::shared_ptr<const CurrentGeneration> current);
 
   // kTooMany: the gateway's limits.max_sessions; kClientTooMany: the
-  // client's own auth.clients.NAME.max_sessions.
-  enum class CreateError { kTooMany, kClientTooMany, kSpawnFailed };
+  // client's own auth.clients.NAME.max_sessions; kShuttingDown: after drain().
+  enum class CreateError { kTooMany, kClientTooMany, kSpawnFailed, kShuttingDown };
   struct Failure {
     CreateError kind;
     std::string message;
@@ -51,6 +51,10 @@ class SessionTable {
       const std::string& client = {});
   [[nodiscard]] std::shared_ptr<ClientSession> find(const std::string& id);
   void closeAll(const std::string& reason);
+  // Shutdown has begun: from now on no new session is created (an aggregate
+  // session may still start its servers' sessions for requests in flight).
+  void drain() { draining_ = true; }
+  [[nodiscard]] bool draining() const { return draining_.load(); }
   // Closes the sessions of servers that `config` no longer has (after a reload).
   void closeRemovedServers(const config::Config& config);
   // Server processes not yet reaped: shutdown waits for this to reach 0.
@@ -67,6 +71,7 @@ class SessionTable {
   std::unordered_map<std::string, std::shared_ptr<ClientSession>> sessions_;
   std::unordered_set<std::string> inner_;  // ids of aggregate sessions' server sessions
   std::atomic<int> children_alive_{0};
+  std::atomic<bool> draining_{false};
 };
 
 // 192 bits from OpenSSL's CSPRNG as hex: visible ASCII, as the transport requires.

@@ -8,12 +8,14 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -25,9 +27,8 @@
 namespace mcpgate::testing {
 namespace {
 
-// Synthetic keys in AWS's format (examples the shipped rule must match).
+// Synthetic key in AWS's format (an example the shipped rule must match).
 constexpr const char* kAwsKey = "AKIA4YSNI2G3IITN5XVK";
-constexpr const char* kOtherAwsKey = "ASIASV3IBC7QBRELAFDR";
 
 std::string text(const json& response) { return response["result"]["content"][0]["text"]; }
 
@@ -430,9 +431,18 @@ class KeptAliveConnection {
   }
   ~KeptAliveConnection() { ::close(fd_); }
 
-  HttpResponse readyz() {
+  HttpResponse readyz() { return send("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); }
+  HttpResponse post(const std::string& path, const json& message) {
+    const std::string body = message.dump();
+    return send("POST " + path +
+                " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body);
+  }
+
+ private:
+  HttpResponse send(const std::string& request) {
     HttpResponse response;
-    const std::string request = "GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     if (!connected_ || ::write(fd_, request.data(), request.size()) < 0) return response;
     std::string raw;
     char buffer[4096];
@@ -446,7 +456,6 @@ class KeptAliveConnection {
     }
   }
 
- private:
   int fd_;
   bool connected_ = false;
 };
@@ -466,6 +475,49 @@ TEST(Readyz, NotReadyOnceShuttingDown) {
   HttpResponse draining = connection.readyz();
   EXPECT_EQ(draining.status, 503) << draining.body;
   EXPECT_EQ(draining.body, R"({"reason":"shutting down","status":"not ready"})");
+}
+
+// SIGTERM drains: /readyz turns 503 and new sessions are refused at once, even
+// on a keep-alive connection opened before; a call in flight still gets its
+// answer; then the gateway exits 0.
+TEST(Drain, SigtermLetsCallsInFlightFinishAndRefusesNewSessions) {
+  TempDir dir;
+  Gateway gw(config(dir, ""));  // session.grace 2s
+  const std::string sid = gw.initialize("test");
+  KeptAliveConnection connection(gw.port());
+  EXPECT_EQ(connection.readyz().status, 200);
+  StreamingRequest slow(gw.port(), "POST", "/mcp/test",
+                        {{"Content-Type", "application/json"},
+                         {"Accept", "application/json, text/event-stream"},
+                         {"Mcp-Session-Id", sid}},
+                        toolCall(7, "slow", {{"ms", 1200}}).dump());
+  ASSERT_TRUE(waitUntil([&] { return gw.log().find("recv tools/call") != std::string::npos; },
+                        std::chrono::seconds(5)));
+  ASSERT_EQ(::kill(gw.pid(), SIGTERM), 0);
+  ASSERT_TRUE(waitUntil([&] { return gw.log().find("shutting down") != std::string::npos; },
+                        std::chrono::seconds(5)));
+
+  EXPECT_EQ(connection.readyz().status, 503);
+  const HttpResponse refused = connection.post("/mcp/test", initializeRequest());
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  if (refused.status == 503) {
+    EXPECT_EQ(refused.json_body()["error"]["data"]["reason"], "shutting_down") << refused.body;
+  }
+  // A new request on a session that exists: the session is closing, initialize elsewhere.
+  const HttpResponse late = gw.post("test", toolCall(8, "echo", {{"text", "late"}}), sid);
+  EXPECT_EQ(late.status, 404) << late.body;
+
+  const HttpResponse answered = slow.finish();
+  ASSERT_EQ(answered.status, 200) << answered.body;
+  const json result = answered.header("content-type").starts_with("text/event-stream")
+                          ? answered.events().back()
+                          : answered.json_body();
+  EXPECT_EQ(text(result), "slept 1200 ms") << answered.body;
+
+  const std::optional<int> status = gw.stop();
+  ASSERT_TRUE(status.has_value()) << "the gateway did not exit";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << *status;
+  EXPECT_EQ(logEntries(gw.log(), "session created").size(), 1u) << gw.log();
 }
 
 }  // namespace
