@@ -92,7 +92,9 @@ export const TEST_SERVER_INSIDE = '/opt/mcpgate-tests/test_server.mjs';
 export function writeTestServerConfig(extraLines = [], env = {}, moreServers = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-e2e-'));
   tempDirs.push(dir);
-  fs.chmodSync(dir, 0o777);  // the sandboxed server runs as another user
+  // Others may enter (the sandboxed server runs as another user) but not write: a bind source
+  // under a directory others can write is refused (a planted symlink could redirect it).
+  fs.chmodSync(dir, 0o755);
   const record = path.join(dir, 'record');
   fs.mkdirSync(record, {mode: 0o777});
   fs.chmodSync(record, 0o777);
