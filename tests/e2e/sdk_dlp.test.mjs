@@ -9,7 +9,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
 
-import {startGateway, writeEverythingConfig} from './lib.mjs';
+import {startGateway, waitFor, writeEverythingConfig} from './lib.mjs';
 
 // A synthetic key in AWS's format, which the shipped aws-access-key-id rule matches.
 const KEY = 'AKIA4YSNI2G3IITN5XVK';
@@ -34,7 +34,8 @@ test('a key in echo is redacted by the shipped rules', async (t) => {
   const text = result.content?.[0]?.text ?? '';
   assert.ok(text.includes('[REDACTED:aws-access-key-id]'), `not redacted: ${JSON.stringify(result)}`);
   assert.ok(!text.includes(KEY), `the key came back: ${text}`);
-  assert.ok(gateway.logs().includes('"msg":"dlp finding"'), gateway.logs());
+  // The log line travels on the gateway's stderr pipe, which may arrive after the HTTP answer.
+  assert.ok(await waitFor(() => gateway.logs().includes('"msg":"dlp finding"')), gateway.logs());
   assert.ok(!gateway.logs().includes(KEY), 'the gateway log holds the key');
 });
 
