@@ -107,9 +107,10 @@ function goneKind(error) {
   return null;
 }
 
-// One SDK client: connect through the LB, `calls` echo calls; on a 404 (its
-// replica is gone) it re-initializes and repeats the call. Returns its story.
-async function worker(index, calls, {between, token = tokens.alice} = {}) {
+// One SDK client: connect through the LB, `calls` echo calls (call `slowAt` is
+// a `slow` call of `slowMs` instead); on a 404 (its replica is gone) it
+// re-initializes and repeats the call. Returns its story.
+async function worker(index, calls, {between, token = tokens.alice, slowAt = -1, slowMs = 0} = {}) {
   const story = {sessions: [], reinits: 0, errors: [], gone: []};
   let client;
   let transport;
@@ -135,6 +136,11 @@ async function worker(index, calls, {between, token = tokens.alice} = {}) {
     const text = `w${index} c${i}`;
     for (let attempt = 0; ; ++attempt) {
       try {
+        if (i === slowAt) {
+          const r = await client.callTool({name: 'slow', arguments: {ms: slowMs}});
+          assert.equal(r.content?.[0]?.text, `slept ${slowMs} ms`);
+          break;
+        }
         const r = await client.callTool({name: 'echo', arguments: {text}});
         assert.equal(r.content?.[0]?.text, text);
         break;
@@ -243,11 +249,15 @@ test('a replica drained with SIGTERM under load exits 0; no call fails except wi
     {skip: !haveHaproxy && 'haproxy is not installed'}, async () => {
   const victim = replicas[1];
   let exit;
+  // Call 6 of every session is a 1.5 s call; the SIGTERM lands while they are
+  // in flight, and they must still be answered (session.grace is 2s).
   const stories = await Promise.all([...Array(SESSIONS).keys()].map((i) => worker(i, 20, {
+    slowAt: 6,
+    slowMs: 1500,
     between: async (call) => {
       if (call === 5 && i === 0) {
-        victim.gw.proc.kill('SIGTERM');
         exit = new Promise((resolve) => victim.gw.proc.on('exit', (code, signal) => resolve({code, signal})));
+        setTimeout(() => victim.gw.proc.kill('SIGTERM'), 500);
       }
       await sleep(20);
     },
