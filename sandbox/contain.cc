@@ -133,7 +133,6 @@ void resetSignals(const sigset_t& mask) {
                              std::uint64_t data_limit, int error_fd) {
   if (::setsid() < 0) fail(error_fd, kExitSandboxFailed, sysError("setsid").message);
   orFail(applyRlimits(p.policy->limits), error_fd);
-  if (data_limit != 0) orFail(applyDataLimit(data_limit), error_fd);
   resetSignals(p.server_mask);
   // Nothing inherited beyond stdio reaches the server; the error pipe is
   // already close-on-exec.
@@ -153,6 +152,10 @@ void resetSignals(const sigset_t& mask) {
   std::vector<char*> envp;
   for (const auto& e : p.env.entries) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  // RLIMIT_DATA last, right before exec: it also counts this process's own mappings, and code
+  // that still allocates here (libcap, a sanitizer's runtime in a test build) must not run
+  // under the server's cap. Lowering a limit needs no privilege, so it survives the drops.
+  if (data_limit != 0) orFail(applyDataLimit(data_limit), error_fd);
   ::execve(p.path.c_str(), argv.data(), envp.data());
   int err = errno;
   fail(error_fd, err == ENOENT ? kExitNotFound : kExitCannotExec,
