@@ -285,6 +285,17 @@ class Run {
     }
   }
 
+  // Where the next search for the same rule starts: after the secret, not after the whole
+  // match. A rule's pattern may end in a boundary character (`[^A-Za-z0-9]`) that is also the
+  // next secret's leading boundary: with two keys one comma apart, resuming after the comma
+  // would hide the second key.
+  static std::size_t resumeAfter(std::string_view text, std::size_t ms, std::size_t me,
+                                 re2::StringPiece group) {
+    if (group.data() == nullptr) return me;
+    const auto end = static_cast<std::size_t>(group.data() - text.data()) + group.size();
+    return end > ms && end < me ? end : me;
+  }
+
   void searchWhole(unsigned id, std::string_view text, std::string_view context,
                    std::vector<Hit>& out) {
     const Rule& r = rs_.rules()[id];
@@ -299,7 +310,7 @@ class Run {
       const std::size_t me = ms + g[0].size();
       accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
       if (me == ms) break;
-      lo = me;
+      lo = resumeAfter(text, ms, me, g[ngroups - 1]);
     }
   }
 
@@ -324,12 +335,13 @@ class Run {
       }
       const std::size_t ms = static_cast<std::size_t>(g[0].data() - text.data());
       const std::size_t me = ms + g[0].size();
-      t.covered[id] = base + me;
+      const std::size_t resume = resumeAfter(text, ms, me, g[ngroups - 1]);
+      t.covered[id] = base + resume;
       t.skip[id] = std::max(t.skip[id], base + me);
       accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
       // A match ending before `to` was a different (earlier) one; look again after it.
       if (me >= to || me == ms) return;
-      lo = me;
+      lo = resume;
     }
   }
 

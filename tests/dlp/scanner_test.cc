@@ -52,6 +52,28 @@ TEST(Scanner, FindsTokenWithExactSpanInText) {
   EXPECT_EQ(f.strongest(), Action::kRedact);
 }
 
+// Found by the dlp_scan fuzz target: a rule whose pattern ends in a boundary character shares
+// it with the next secret's leading boundary, so two keys one character apart were reported as
+// one, and the second reached the server. Both are found, in text and in a JSON string.
+TEST(Scanner, TwoSecretsOneCharacterApartAreBothFound) {
+  const Scanner s(shippedRules());
+  const std::string a = "AKIAQ3EGRT7WJ5XZ2K4M";
+  const std::string b = "AKIAQ3EGRT7WJ5XZ2K4N";
+  for (const std::string sep : {",", "\"", " ", ";"}) {
+    std::string text = "keys ";
+    text.append(a).append(sep).append(b);
+    const auto f = s.scanText(text, Direction::kRequest);
+    std::vector<std::string> found;
+    for (const auto& x : f.items) {
+      if (x.rule->id == "aws-access-key-id") found.push_back(text.substr(x.start, x.end - x.start));
+    }
+    EXPECT_EQ(found, (std::vector<std::string>{a, b})) << "separator " << sep;
+    const std::string redacted = redactText(text, f.items);
+    EXPECT_EQ(redacted.find(b), std::string::npos) << redacted;
+    EXPECT_EQ(redacted.find(a), std::string::npos) << redacted;
+  }
+}
+
 TEST(Scanner, LongIntegersAreScannedAndRedactedLikeStrings) {
   const Scanner s(shippedRules());
   json message = {
