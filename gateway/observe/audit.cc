@@ -18,6 +18,7 @@
 #include "dlp/scanner.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
+#include "secrets/key_file.h"
 
 namespace mcpgate::gateway::audit {
 
@@ -26,8 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kKeyBytes = 32;
-constexpr std::size_t kMaxKeyFileBytes = 4096;
 constexpr std::size_t kHashBytes = 16;
 // A full disk fails every line: one error in the log per this long is enough.
 constexpr auto kErrorEvery = std::chrono::seconds(10);
@@ -95,94 +94,13 @@ SinkSlot& slot() {
   return *instance;
 }
 
-// Creates `dir` 0700 when missing (its parents as the umask allows).
-std::expected<void, std::string> makePrivateDir(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) return {};
-  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
-  if (ec)
-    return std::unexpected("cannot create " + dir.parent_path().string() + ": " + ec.message());
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return std::unexpected("cannot create " + dir.string() + ": " + errnoText(errno));
-  }
-  return {};
-}
-
-std::expected<void, std::string> createKey(const std::string& path) {
-  if (auto made = makePrivateDir(fs::path(path).parent_path()); !made) {
-    return std::unexpected("audit key: " + made.error());
-  }
-  std::array<unsigned char, kKeyBytes> bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
-    return std::unexpected("audit key: the CSPRNG (OpenSSL RAND_bytes) failed");
-  }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST) return {};  // another gateway made it first: use theirs
-    return std::unexpected("cannot create the audit key file " + path + ": " + errnoText(errno));
-  }
-  const std::string text = hex(bytes.data(), bytes.size()) + "\n";
-  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                       ::fsync(fd) == 0;
-  const int error = errno;
-  ::close(fd);
-  if (!written) {
-    ::unlink(path.c_str());
-    return std::unexpected("cannot write the audit key file " + path + ": " + errnoText(error));
-  }
-  log::info("audit key created", {{"key_file", path}});
-  return {};
-}
-
 }  // namespace
 
 std::expected<std::string, std::string> loadOrCreateKey(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
-    if (errno != ENOENT) {
-      return std::unexpected("cannot read the audit key file " + path + ": " + errnoText(errno));
-    }
-    if (auto created = createKey(path); !created) return std::unexpected(created.error());
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    return std::unexpected("cannot read the audit key file " + path + ": " + errnoText(errno));
-  }
-  std::string key;
-  std::string problem;
-  if (::fstat(fd, &st) != 0) {
-    problem = errnoText(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    problem = "not a regular file";
-  } else if (st.st_uid != ::geteuid()) {
-    problem = "owned by another user (uid " + std::to_string(st.st_uid) + ")";
-  } else if ((st.st_mode & 077) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    problem = std::string("group or others have access (mode ") + mode + "); chmod 600 " + path;
-  } else {
-    char buffer[kMaxKeyFileBytes + 1];
-    ssize_t n = 0;
-    while ((n = ::read(fd, buffer, sizeof buffer)) > 0 && key.size() <= kMaxKeyFileBytes) {
-      key.append(buffer, static_cast<std::size_t>(n));
-    }
-    if (n < 0) problem = errnoText(errno);
-  }
-  ::close(fd);
-  if (problem.empty() && key.size() > kMaxKeyFileBytes) {
-    problem = "larger than " + std::to_string(kMaxKeyFileBytes) + " bytes";
-  }
-  while (!key.empty() &&
-         (key.back() == '\n' || key.back() == '\r' || key.back() == ' ' || key.back() == '\t')) {
-    key.pop_back();
-  }
-  if (problem.empty() && key.size() < kKeyBytes) {
-    problem = "the key must be at least " + std::to_string(kKeyBytes) + " bytes (it has " +
-              std::to_string(key.size()) + ")";
-  }
-  if (!problem.empty()) {
-    return std::unexpected("refusing the audit key file " + path + ": " + problem);
-  }
+  const bool missing = ::lstat(path.c_str(), &st) != 0 && errno == ENOENT;
+  auto key = secrets::loadKeyFile(path, "audit key", /*create=*/true);
+  if (key && missing) log::info("audit key created", {{"key_file", path}});
   return key;
 }
 
