@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/encoding.h"
 #include "config/units.h"
 
 namespace mcpgate::config {
@@ -280,7 +281,7 @@ class AuthLoader : private detail::Reader {
       }
       const auto member = [&](const char* name) -> std::optional<std::string> {
         if (!key.contains(name) || !key[name].is_string()) return std::nullopt;
-        return decodeBase64Url(key[name].get<std::string>());
+        return common::decodeBase64Url(key[name].get<std::string>());
       };
       const std::string kty = key["kty"];
       if (key.contains("use") && key["use"] != "sig") continue;  // an encryption key
@@ -466,31 +467,6 @@ const ClientConfig* findClient(const AuthConfig& auth, std::string_view client) 
   auto it = auth.clients.find(std::string(client));
   if (it == auth.clients.end()) it = auth.clients.find("*");
   return it == auth.clients.end() ? nullptr : &it->second;
-}
-
-std::optional<std::string> decodeBase64Url(std::string_view text) {
-  while (text.ends_with('=')) text.remove_suffix(1);
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    int v = -1;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    if (c >= '0' && c <= '9') v = c - '0' + 52;
-    if (c == '-') v = 62;
-    if (c == '_') v = 63;
-    if (v < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<std::uint32_t>(v);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out += static_cast<char>((bits >> count) & 0xff);
-    }
-  }
-  return out;
 }
 
 }  // namespace mcpgate::config

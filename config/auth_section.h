@@ -30,7 +30,4 @@ namespace mcpgate::config {
 void emitAuthSection(YAML::Emitter& out, const AuthConfig& auth);
 void emitTlsSection(YAML::Emitter& out, const TlsConfig& tls);
 
-// RFC 4648 base64url, padding optional; nullopt on any other character.
-[[nodiscard]] std::optional<std::string> decodeBase64Url(std::string_view text);
-
 }  // namespace mcpgate::config

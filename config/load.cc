@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/errno_text.h"
 #include "config/address.h"
 #include "config/audit_section.h"
 #include "config/auth_section.h"
@@ -37,6 +38,7 @@
 #include "config/server_section.h"
 #include "config/units.h"
 #include "config/yaml_support.h"
+#include "sandbox/fd.h"
 
 namespace mcpgate::config {
 
@@ -54,32 +56,17 @@ constexpr std::size_t kMaxFileBytes = 1024 * 1024;
 constexpr std::uint32_t kMaxJsonDepth = 10000;
 constexpr std::uint32_t kMaxSessions = 1000000;
 
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-std::string errnoMessage(int error) { return std::generic_category().message(error); }
-
 std::expected<std::string, Error> readFile(const std::string& path) {
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return std::unexpected(Error{path + ": cannot read: " + errnoMessage(errno)});
+  const sandbox::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0)
+    return std::unexpected(Error{path + ": cannot read: " + common::errnoText(errno)});
   std::string text;
   char buffer[16384];
   for (;;) {
     const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return std::unexpected(Error{path + ": cannot read: " + errnoMessage(errno)});
+      return std::unexpected(Error{path + ": cannot read: " + common::errnoText(errno)});
     }
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/loopback.h"
 #include "config/expand.h"
 #include "config/units.h"
 
@@ -36,18 +37,6 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
 bool isTokenChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) ||
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool isLoopback(const std::string& host) {
-  if (equalsIgnoreCase(host, "localhost")) return true;
-  unsigned char bytes[16];
-  if (::inet_pton(AF_INET, host.c_str(), bytes) == 1) return bytes[0] == 127;
-  if (::inet_pton(AF_INET6, host.c_str(), bytes) == 1) {
-    static constexpr unsigned char kLoopback6[16] = {0, 0, 0, 0, 0, 0, 0, 0,
-                                                     0, 0, 0, 0, 0, 0, 0, 1};
-    return std::equal(std::begin(bytes), std::end(bytes), std::begin(kLoopback6));
-  }
-  return false;
 }
 
 // scheme://host[:port][/path][?query]; the error is a phrase after the url.
@@ -199,7 +188,7 @@ class RemoteLoader : private detail::Reader {
       return fail(draft.type_line, path + ".type 'stdio' does not go with a 'url' (use 'http')");
     }
     RemoteConfig& remote = draft.remote;
-    if (!remote.tls && !remote.allow_insecure_http && !isLoopback(remote.host)) {
+    if (!remote.tls && !remote.allow_insecure_http && !common::isLoopbackHost(remote.host)) {
       return fail(draft.url_line,
                   path + ".url '" + remote.url +
                       "' is plain http to another host: its headers and every message would "

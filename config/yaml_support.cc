@@ -8,6 +8,7 @@
 #include <map>
 #include <system_error>
 
+#include "common/errno_text.h"
 #include "config/expand.h"
 #include "config/secret_refs.h"
 
@@ -123,7 +124,7 @@ std::expected<std::string, Error> Reader::readableFile(const Entry& e,
   }
   if (::access(resolved.c_str(), R_OK) != 0) {
     return fail(e.line(),
-                path + " " + shown + " cannot be read: " + std::generic_category().message(errno));
+                path + " " + shown + " cannot be read: " + common::errnoText(errno));
   }
   return resolved;
 }

@@ -1,13 +1,14 @@
 #include "dlp/redact.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <map>
 #include <tuple>
 #include <vector>
+
+#include "common/digest.h"
+#include "common/encoding.h"
 
 namespace mcpgate::dlp {
 namespace {
@@ -24,17 +25,9 @@ const std::string& processKey() {
 }
 
 std::string hmacHex(std::string_view key, std::string_view data, std::size_t hex_digits) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len && out.size() < hex_digits; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 15]);
-  }
-  return out;
+  std::string hex = common::toHex(common::hmacSha256(key, data));
+  hex.resize(std::min(hex.size(), hex_digits));
+  return hex;
 }
 
 bool isContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }

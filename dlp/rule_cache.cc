@@ -1,11 +1,13 @@
 #include "dlp/rule_cache.h"
 
 #include <hs/hs.h>
-#include <openssl/evp.h>
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+
+#include "common/digest.h"
+#include "common/encoding.h"
 
 namespace mcpgate::dlp {
 namespace {
@@ -118,18 +120,7 @@ class Reader {
 
 }  // namespace
 
-std::string sha256Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 15]);
-  }
-  return out;
-}
+std::string sha256Hex(std::string_view data) { return common::toHex(common::sha256(data)); }
 
 std::string ruleFilesKey(const std::vector<std::pair<std::filesystem::path, std::string>>& files) {
   Writer w;

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cstddef>
 
+#include "common/encoding.h"
+
 namespace mcpgate::sandbox {
 namespace {
 
@@ -73,17 +75,6 @@ std::pair<std::string, std::string> keyValue(const std::string& v) {
   return {v.substr(0, eq), v.substr(eq + 1)};
 }
 
-std::string toHex(std::span<const std::byte> bytes) {
-  constexpr std::string_view kDigits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (std::byte b : bytes) {
-    out += kDigits[std::to_integer<unsigned>(b) >> 4];
-    out += kDigits[std::to_integer<unsigned>(b) & 0xf];
-  }
-  return out;
-}
-
 std::expected<BpfProgram, Error> programFromHex(std::string_view hex) {
   constexpr std::size_t kInsnHex = 2 * sizeof(sock_filter);
   if (hex.empty() || hex.size() % kInsnHex != 0 || hex.size() / kInsnHex > BPF_MAXINSNS) {
@@ -138,7 +129,7 @@ std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> secco
     w.put("hostname", p.hostname);
     w.put("report", p.report ? "1" : "0");
   }
-  if (!seccomp.empty()) w.put("seccomp_bpf", toHex(std::as_bytes(seccomp)));
+  if (!seccomp.empty()) w.put("seccomp_bpf", common::toHex(std::as_bytes(seccomp)));
   return w.take();
 }
 

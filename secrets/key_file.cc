@@ -11,14 +11,15 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/encoding.h"
+#include "common/errno_text.h"
+
 namespace mcpgate::secrets {
 namespace {
 
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxKeyFileBytes = 4096;
-
-std::string errnoText(int error) { return std::generic_category().message(error); }
 
 // Creates `dir` 0700 when missing (its parents as the umask allows).
 std::expected<void, std::string> makePrivateDir(const fs::path& dir) {
@@ -29,7 +30,7 @@ std::expected<void, std::string> makePrivateDir(const fs::path& dir) {
     return std::unexpected("cannot create " + dir.parent_path().string() + ": " + ec.message());
   }
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return std::unexpected("cannot create " + dir.string() + ": " + errnoText(errno));
+    return std::unexpected("cannot create " + dir.string() + ": " + common::errnoText(errno));
   }
   return {};
 }
@@ -44,7 +45,7 @@ std::expected<void, std::string> createKey(const std::string& path, std::string_
   if (fd < 0) {
     if (errno == EEXIST) return {};  // another process made it first: use theirs
     return std::unexpected("cannot create the " + std::string(what) + " file " + path + ": " +
-                           errnoText(errno));
+                           common::errnoText(errno));
   }
   *text += "\n";
   const bool written =
@@ -55,7 +56,7 @@ std::expected<void, std::string> createKey(const std::string& path, std::string_
   if (!written) {
     ::unlink(path.c_str());
     return std::unexpected("cannot write the " + std::string(what) + " file " + path + ": " +
-                           errnoText(error));
+                           common::errnoText(error));
   }
   return {};
 }
@@ -67,13 +68,7 @@ std::expected<std::string, std::string> newKeyText() {
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
     return std::unexpected("the CSPRNG (OpenSSL RAND_bytes) failed");
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string text;
-  for (unsigned char b : bytes) {
-    text += kHex[b >> 4];
-    text += kHex[b & 15];
-  }
-  return text;
+  return common::toHex(bytes);
 }
 
 std::expected<std::string, std::string> loadKeyFile(const std::string& path, std::string_view what,
@@ -82,18 +77,18 @@ std::expected<std::string, std::string> loadKeyFile(const std::string& path, std
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno != ENOENT || !create) {
-      return std::unexpected("cannot read the " + name + " file " + path + ": " + errnoText(errno));
+      return std::unexpected("cannot read the " + name + " file " + path + ": " + common::errnoText(errno));
     }
     if (auto created = createKey(path, what); !created) return std::unexpected(created.error());
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    return std::unexpected("cannot read the " + name + " file " + path + ": " + errnoText(errno));
+    return std::unexpected("cannot read the " + name + " file " + path + ": " + common::errnoText(errno));
   }
   std::string key;
   std::string problem;
   if (::fstat(fd, &st) != 0) {
-    problem = errnoText(errno);
+    problem = common::errnoText(errno);
   } else if (!S_ISREG(st.st_mode)) {
     problem = "not a regular file";
   } else if (st.st_uid != ::geteuid()) {
@@ -108,7 +103,7 @@ std::expected<std::string, std::string> loadKeyFile(const std::string& path, std
     while ((n = ::read(fd, buffer, sizeof buffer)) > 0 && key.size() <= kMaxKeyFileBytes) {
       key.append(buffer, static_cast<std::size_t>(n));
     }
-    if (n < 0) problem = errnoText(errno);
+    if (n < 0) problem = common::errnoText(errno);
   }
   ::close(fd);
   if (problem.empty() && key.size() > kMaxKeyFileBytes) {
@@ -136,7 +131,7 @@ std::expected<void, std::string> replacePrivateFile(const std::string& path,
   const std::string temp = path + ".tmp";
   ::unlink(temp.c_str());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return std::unexpected("cannot create " + temp + ": " + errnoText(errno));
+  if (fd < 0) return std::unexpected("cannot create " + temp + ": " + common::errnoText(errno));
   const bool written =
       ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()) &&
       ::fsync(fd) == 0;
@@ -145,7 +140,7 @@ std::expected<void, std::string> replacePrivateFile(const std::string& path,
   if (!written || ::rename(temp.c_str(), path.c_str()) != 0) {
     const int failure = written ? errno : error;
     ::unlink(temp.c_str());
-    return std::unexpected("cannot write " + path + ": " + errnoText(failure));
+    return std::unexpected("cannot write " + path + ": " + common::errnoText(failure));
   }
   return {};
 }

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "common/encoding.h"
+#include "common/errno_text.h"
 #include "secrets/key_file.h"
 
 namespace mcpgate::secrets {
@@ -39,36 +41,7 @@ struct KdfCtxFree {
   void operator()(EVP_KDF_CTX* k) const { EVP_KDF_CTX_free(k); }
 };
 
-std::string errnoText(int error) { return std::generic_category().message(error); }
-
 std::string entryAad(const std::string& name) { return "mcpgate-secrets-1 secret " + name; }
-
-std::string toHex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
-}
-
-std::optional<std::string> fromHex(std::string_view text) {
-  if (text.size() % 2 != 0) return std::nullopt;
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); i += 2) {
-    const int hi = digit(text[i]), lo = digit(text[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
-}
 
 // HKDF-SHA256 from the key text and the store's salt: any key of 32 or more
 // bytes (hex from a key file, a passphrase-like credential) gives 256 bits.
@@ -102,7 +75,7 @@ std::expected<std::string, std::string> readSmallFile(const std::string& path, b
       missing = true;
       return std::string();
     }
-    return std::unexpected("cannot read " + path + ": " + errnoText(errno));
+    return std::unexpected("cannot read " + path + ": " + common::errnoText(errno));
   }
   std::string text;
   char buffer[16384];
@@ -112,7 +85,7 @@ std::expected<std::string, std::string> readSmallFile(const std::string& path, b
   }
   const int error = errno;
   ::close(fd);
-  if (n < 0) return std::unexpected("cannot read " + path + ": " + errnoText(error));
+  if (n < 0) return std::unexpected("cannot read " + path + ": " + common::errnoText(error));
   if (text.size() > kMaxStoreBytes)
     return std::unexpected(path + " is too large for a secret store");
   return text;
@@ -243,7 +216,7 @@ std::expected<Store, std::string> Store::open(const std::string& path, const Key
   }
   auto hexField = [&](const json& object, const char* field) -> std::optional<std::string> {
     if (!object.contains(field) || !object[field].is_string()) return std::nullopt;
-    return fromHex(object[field].get<std::string>());
+    return common::fromHex(object[field].get<std::string>());
   };
   auto salt = hexField(doc, "salt");
   auto check = hexField(doc, "check");
@@ -265,7 +238,7 @@ std::expected<Store, std::string> Store::open(const std::string& path, const Key
     return std::unexpected(broken + "no secrets map");
   }
   for (const auto& [name, value] : doc["secrets"].items()) {
-    auto sealed = value.is_string() ? fromHex(value.get<std::string>()) : std::nullopt;
+    auto sealed = value.is_string() ? common::fromHex(value.get<std::string>()) : std::nullopt;
     if (!validSecretName(name) || !sealed) {
       return std::unexpected(broken + "entry '" + name + "' is malformed");
     }
@@ -341,11 +314,11 @@ std::expected<Store, std::string> Store::rekeyed(const Key& key) const {
 
 std::expected<void, std::string> Store::save() const {
   json secrets = json::object();
-  for (const auto& [name, sealed] : sealed_) secrets[name] = toHex(sealed);
+  for (const auto& [name, sealed] : sealed_) secrets[name] = common::toHex(sealed);
   json doc = {{"format", kFormat},
               {"cipher", "AES-256-GCM, key HKDF-SHA256(key, salt)"},
-              {"salt", toHex(salt_)},
-              {"check", toHex(check_)},
+              {"salt", common::toHex(salt_)},
+              {"check", common::toHex(check_)},
               {"secrets", std::move(secrets)}};
   return replacePrivateFile(path_, doc.dump(2) + "\n");
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errno_text.h"
 #include "config/config.h"
 #include "gateway/cli/cli.h"
 #include "gateway/upstream/package_cache.h"
@@ -37,7 +38,8 @@ std::expected<void, std::string> prepareDir(const std::string& dir) {
   if (ec) return std::unexpected("cannot create " + dir + ": " + ec.message());
   const sandbox::HostIds ids = sandbox::sandboxHostIds();
   if (::chown(dir.c_str(), ids.uid, ids.gid) != 0) {
-    return std::unexpected("cannot hand " + dir + " to the sandbox user: " + std::strerror(errno));
+    return std::unexpected("cannot hand " + dir +
+                           " to the sandbox user: " + common::errnoText(errno));
   }
   fs::permissions(dir,
                   fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |

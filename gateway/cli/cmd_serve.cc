@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/loopback.h"
 #include "config/address.h"
 #include "config/config.h"
 #include "gateway/cli/cli.h"
@@ -138,11 +139,11 @@ int runServe(Args args) {
     std::cerr << "mcpgate serve: " << open.error() << "\n";
     return 1;
   }
-  if (!isLoopbackHost(host) && !config->auth.enabled()) {
+  if (!common::isLoopbackHost(host) && !config->auth.enabled()) {
     log::warn("listening beyond loopback without authentication (insecure_no_auth: true)",
               {{"host", host}});
   }
-  if (!isLoopbackHost(host) && config->auth.enabled() && !config->tls.enabled()) {
+  if (!common::isLoopbackHost(host) && config->auth.enabled() && !config->tls.enabled()) {
     log::warn(
         "bearer tokens travel in clear text beyond loopback: add a tls: section or put a "
         "TLS-terminating proxy in front",

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/digest.h"
+#include "common/encoding.h"
 #include "gateway/cli/cli.h"
 #include "gateway/guard/auth.h"
 
@@ -33,7 +35,8 @@ int runToken(Args args) {
   // The token goes to the client and nowhere else; the config keeps only its hash.
   std::cout << token << "\n"
             << "# give the line above to the client; put this under auth.tokens:\n"
-            << "- {client: " << client << ", sha256: " << auth::toHex(auth::sha256(token)) << "}\n";
+            << "- {client: " << client << ", sha256: " << common::toHex(common::sha256(token))
+            << "}\n";
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "common/errno_text.h"
 #include "config/address.h"
 #include "gateway/cli/serve_common.h"
 #include "gateway/observe/audit.h"
@@ -85,7 +86,7 @@ struct Reloader::Watch {
           IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR);
       if (wd < 0) {
         log::warn("cannot watch for config changes; SIGHUP still reloads",
-                  {{"dir", dir.string()}, {"error", std::strerror(errno)}});
+                  {{"dir", dir.string()}, {"error", common::errnoText(errno)}});
         continue;
       }
       // Two spellings of one directory get one descriptor: what both want.
@@ -134,7 +135,7 @@ void Reloader::start() {
   int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) {
     log::warn("cannot watch for config changes; SIGHUP still reloads",
-              {{"error", std::strerror(errno)}});
+              {{"error", common::errnoText(errno)}});
   } else {
     watch_->fd.assign(fd);
     watch_->watch(*current_->get()->config);

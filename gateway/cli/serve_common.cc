@@ -1,9 +1,9 @@
 #include "gateway/cli/serve_common.h"
 
 #include <algorithm>
-#include <boost/asio/ip/address.hpp>
 #include <iostream>
 
+#include "common/loopback.h"
 #include "gateway/observe/log.h"
 #include "gateway/upstream/package_cache.h"
 #include "sandbox/probe.h"
@@ -49,16 +49,9 @@ void warnAboutUnenforceableLayers(const config::Config& config) {
   }
 }
 
-bool isLoopbackHost(const std::string& host) {
-  if (host == "localhost") return true;
-  boost::system::error_code ec;
-  auto address = boost::asio::ip::make_address(host, ec);
-  return !ec && address.is_loopback();
-}
-
 std::expected<void, std::string> checkListenerAuth(const std::string& host,
                                                    const config::Config& config) {
-  if (isLoopbackHost(host) || config.auth.enabled() || config.insecure_no_auth) return {};
+  if (common::isLoopbackHost(host) || config.auth.enabled() || config.insecure_no_auth) return {};
   return std::unexpected(
       "refusing to listen on " + host +
       ": without authentication (auth.tokens or auth.jwt) the gateway listens on loopback only "

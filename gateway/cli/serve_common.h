@@ -23,8 +23,6 @@ void announceServers(const config::Config& config);
 // Logs each sandbox layer this host cannot enforce (`mcpgate sandbox probe`).
 void warnAboutUnenforceableLayers(const config::Config& config);
 
-[[nodiscard]] bool isLoopbackHost(const std::string& host);
-
 // Closed by default: a listener beyond loopback needs auth, or the operator's
 // explicit `insecure_no_auth: true`. At startup and on every reload, so a
 // rewritten config cannot open the gateway to the network. The error says why

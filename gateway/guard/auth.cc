@@ -13,6 +13,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "common/digest.h"
+#include "common/encoding.h"
 #include "config/auth_section.h"
 
 namespace mcpgate::gateway::auth {
@@ -145,7 +147,7 @@ std::expected<std::shared_ptr<const Authenticator>, std::string> Authenticator::
       if (entry.contains("use") && entry["use"] != "sig") continue;
       const auto member = [&](const char* name) -> std::string {
         if (!entry.contains(name) || !entry[name].is_string()) return {};
-        return config::decodeBase64Url(entry[name].get<std::string>()).value_or("");
+        return common::decodeBase64Url(entry[name].get<std::string>()).value_or("");
       };
       auto key = std::make_unique<Key>();
       if (entry.contains("kid") && entry["kid"].is_string()) key->kid = entry["kid"];
@@ -188,9 +190,7 @@ std::expected<Identity, AuthError> Authenticator::authenticate(
   if (auth_.jwt && std::count(token.begin(), token.end(), '.') == 2) return verifyJwt(token, now);
 
   // Every stored hash is compared, in constant time, whatever matches first.
-  const std::string digest = sha256(token);
-  // Fail closed: a digest that did not come out (OpenSSL error) matches nothing.
-  if (digest.size() != 32) return std::unexpected(invalid("invalid token"));
+  const common::Sha256 digest = common::sha256(token);
   const config::TokenConfig* match = nullptr;
   for (std::size_t i = 0; i < token_hashes_.size(); ++i) {
     if (CRYPTO_memcmp(digest.data(), token_hashes_[i].data(), digest.size()) == 0) {
@@ -207,9 +207,9 @@ std::expected<Identity, AuthError> Authenticator::verifyJwt(
   const std::size_t first = token.find('.');
   const std::size_t second = token.find('.', first + 1);
   const std::string_view signed_part = token.substr(0, second);
-  auto header_text = config::decodeBase64Url(token.substr(0, first));
-  auto claims_text = config::decodeBase64Url(token.substr(first + 1, second - first - 1));
-  auto signature = config::decodeBase64Url(token.substr(second + 1));
+  auto header_text = common::decodeBase64Url(token.substr(0, first));
+  auto claims_text = common::decodeBase64Url(token.substr(first + 1, second - first - 1));
+  auto signature = common::decodeBase64Url(token.substr(second + 1));
   if (!header_text || !claims_text || !signature) {
     return std::unexpected(invalid("malformed JWT"));
   }
@@ -331,47 +331,10 @@ std::optional<std::chrono::seconds> RateLimiter::acquire(
   return std::chrono::seconds(std::max<long long>(1, static_cast<long long>(std::ceil(wait))));
 }
 
-std::string sha256(std::string_view data) {
-  std::array<unsigned char, 32> digest{};
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
-    return {};
-  }
-  return std::string(reinterpret_cast<const char*>(digest.data()), length);
-}
-
-std::string toHex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
-}
-
-std::string encodeBase64Url(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (unsigned char b : bytes) {
-    bits = (bits << 8) | b;
-    count += 8;
-    while (count >= 6) {
-      count -= 6;
-      out += kAlphabet[(bits >> count) & 63];
-    }
-  }
-  if (count > 0) out += kAlphabet[(bits << (6 - count)) & 63];
-  return out;
-}
-
 std::string newToken() {
   std::array<unsigned char, 32> bytes{};
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) return {};
-  return "mcpg_" + encodeBase64Url(
+  return "mcpg_" + common::encodeBase64Url(
                        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 

@@ -82,11 +82,7 @@ class RateLimiter {
   std::size_t prune_at_ = kMinPruneAt;
 };
 
-// Raw SHA-256 of `data`, and as lower-case hex.
-[[nodiscard]] std::string sha256(std::string_view data);
-[[nodiscard]] std::string toHex(std::string_view bytes);
 // A new bearer token: "mcpg_" and 32 bytes from OpenSSL's CSPRNG in base64url.
 [[nodiscard]] std::string newToken();
-[[nodiscard]] std::string encodeBase64Url(std::string_view bytes);
 
 }  // namespace mcpgate::gateway::auth

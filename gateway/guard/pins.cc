@@ -1,7 +1,6 @@
 #include "gateway/guard/pins.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -16,6 +15,11 @@
 #include <sstream>
 #include <system_error>
 
+#include "common/digest.h"
+#include "common/encoding.h"
+#include "common/errno_text.h"
+#include "sandbox/fd.h"
+
 namespace mcpgate::gateway {
 
 namespace fs = std::filesystem;
@@ -26,22 +30,6 @@ namespace {
 // A server that invents tool names on every listing must not grow the file
 // without bound; far more tools than any real server offers.
 constexpr std::size_t kMaxToolsPerServer = 4096;
-
-std::string errnoText() { return std::error_code(errno, std::generic_category()).message(); }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Exclusive flock on the pins directory while a read-modify-write runs, so a
 // gateway and `mcpgate pins approve` never overwrite each other's update.
@@ -56,16 +44,16 @@ class DirLock {
   }
 
  private:
-  Fd fd_;
+  sandbox::UniqueFd fd_;
 };
 
 std::expected<void, std::string> ensurePrivateDir(const fs::path& dir) {
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return std::unexpected("cannot create " + dir.string() + ": " + errnoText());
+    return std::unexpected("cannot create " + dir.string() + ": " + common::errnoText());
   }
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
-    return std::unexpected("cannot use " + dir.string() + ": " + errnoText());
+    return std::unexpected("cannot use " + dir.string() + ": " + common::errnoText());
   }
   if (!S_ISDIR(st.st_mode)) return std::unexpected(dir.string() + " is not a directory");
   // Whoever can write here can approve any tool.
@@ -104,18 +92,7 @@ std::string toolHash(const json& tool) {
                           {"description", member("description")},
                           {"inputSchema", member("inputSchema")}};
   const std::string text = canonical.dump(-1, ' ', false, json::error_handler_t::replace);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
-    return {};  // an empty hash never equals a pinned one: the tool stays unapproved
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
+  return common::toHex(common::sha256(text));
 }
 
 std::string_view ToolPin::status() const {
@@ -188,7 +165,7 @@ std::expected<const std::optional<ServerPins>*, std::string> PinStore::current(
   const std::string path = pathOf(server);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno != ENOENT) return std::unexpected("cannot read " + path + ": " + errnoText());
+    if (errno != ENOENT) return std::unexpected("cannot read " + path + ": " + common::errnoText());
     cached = Cached{};
     cached.fresh = watch_ >= 0;
     return &cached.pins;
@@ -201,7 +178,7 @@ std::expected<const std::optional<ServerPins>*, std::string> PinStore::current(
     return &cached.pins;
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected("cannot read " + path + ": " + errnoText());
+  if (!in) return std::unexpected("cannot read " + path + ": " + common::errnoText());
   std::stringstream text;
   text << in.rdbuf();
   auto pins = parsePins(text.str(), path);
@@ -223,27 +200,28 @@ std::expected<void, std::string> PinStore::write(const std::string& server,
   const std::string path = pathOf(server);
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   {
-    const Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (fd.get() < 0) return std::unexpected("cannot write " + temp + ": " + errnoText());
+    const sandbox::UniqueFd fd(
+        ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (fd.get() < 0) return std::unexpected("cannot write " + temp + ": " + common::errnoText());
     std::string_view rest = text;
     while (!rest.empty()) {
       const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        const std::string error = errnoText();
+        const std::string error = common::errnoText();
         ::unlink(temp.c_str());
         return std::unexpected("cannot write " + temp + ": " + error);
       }
       rest.remove_prefix(static_cast<std::size_t>(n));
     }
     if (::fsync(fd.get()) != 0) {
-      const std::string error = errnoText();
+      const std::string error = common::errnoText();
       ::unlink(temp.c_str());
       return std::unexpected("cannot write " + temp + ": " + error);
     }
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string error = errnoText();
+    const std::string error = common::errnoText();
     ::unlink(temp.c_str());
     return std::unexpected("cannot replace " + path + ": " + error);
   }

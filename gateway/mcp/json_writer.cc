@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/encoding.h"
 #include "gateway/mcp/json_text.h"
 #include "gateway/mcp/jsonrpc.h"
 
@@ -17,7 +18,6 @@ namespace mcpgate::gateway::jsonrpc {
 namespace {
 
 void writeString(std::string_view text, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   const char* p = text.data();
   const char* const end = p + text.size();
@@ -50,8 +50,8 @@ void writeString(std::string_view text, std::string& out) {
       case '\t': out += "\\t"; break;
       default:
         out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
+        out += common::kHexDigits[c >> 4];
+        out += common::kHexDigits[c & 15];
     }
     ++p;
   }

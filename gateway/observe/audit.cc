@@ -12,9 +12,12 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "common/encoding.h"
+#include "common/errno_text.h"
 #include "dlp/scanner.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
@@ -30,19 +33,6 @@ namespace {
 constexpr std::size_t kHashBytes = 16;
 // A full disk fails every line: one error in the log per this long is enough.
 constexpr auto kErrorEvery = std::chrono::seconds(10);
-
-std::string errnoText(int error) { return std::generic_category().message(error); }
-
-std::string hex(const unsigned char* bytes, std::size_t n) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(n * 2);
-  for (std::size_t i = 0; i < n; ++i) {
-    out += kHex[bytes[i] >> 4];
-    out += kHex[bytes[i] & 15];
-  }
-  return out;
-}
 
 std::string_view directionName(Direction direction) {
   return direction == Direction::kToServer ? "request" : "response";
@@ -122,7 +112,7 @@ std::expected<std::shared_ptr<Sink>, std::string> Sink::open(const config::Audit
                            ec.message());
   const int fd = ::open(audit.path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return std::unexpected("cannot open the audit log " + audit.path + ": " + errnoText(errno));
+    return std::unexpected("cannot open the audit log " + audit.path + ": " + common::errnoText(errno));
   }
   return std::make_shared<Sink>(audit.path, fd, std::move(*key));
 }
@@ -157,7 +147,7 @@ void Sink::write(std::string_view line) {
   }
   last_error_ = now;
   log::error("cannot write the audit log; audit records are being lost",
-             {{"path", path_}, {"error", errnoText(error)}, {"lines_lost", lost_}});
+             {{"path", path_}, {"error", common::errnoText(error)}, {"lines_lost", lost_}});
   lost_ = 0;
 }
 
@@ -166,7 +156,7 @@ void Sink::reopen() {
   const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     log::error("cannot reopen the audit log; still writing to the old file",
-               {{"path", path_}, {"error", errnoText(errno)}});
+               {{"path", path_}, {"error", common::errnoText(errno)}});
     return;
   }
   int old = fd;
@@ -187,7 +177,7 @@ std::string Sink::keyedHash(std::string_view value) const {
       length < kHashBytes) {
     return {};
   }
-  return "hmac-sha256:" + hex(digest.data(), kHashBytes);
+  return "hmac-sha256:" + common::toHex(std::span<const unsigned char>(digest.data(), kHashBytes));
 }
 
 void setSink(std::shared_ptr<Sink> sink) {

@@ -1,13 +1,13 @@
 #include "gateway/session/aggregate.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "common/digest.h"
+#include "common/encoding.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/observe/log.h"
 #include "gateway/session/session.h"
@@ -48,15 +48,8 @@ json errorOf(const json& id, int code, const std::string& message, const json& d
 bool isRequest(const json& m) { return jsonrpc::classify(m) == jsonrpc::Kind::kRequest; }
 
 std::string shortHash(std::string_view text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 3; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
+  const common::Sha256 digest = common::sha256(text);
+  return common::toHex(std::span(digest).first(3));
 }
 
 // What each kind of list holds, and the member that names an item.

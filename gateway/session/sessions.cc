@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/encoding.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
 #include "gateway/session/aggregate.h"
@@ -20,14 +21,7 @@ std::string newSessionId() {
     log::error("OpenSSL RAND_bytes failed; cannot make a session id");
     std::abort();
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  id.reserve(bytes.size() * 2);
-  for (unsigned char b : bytes) {
-    id += kHex[b >> 4];
-    id += kHex[b & 15];
-  }
-  return id;
+  return common::toHex(bytes);
 }
 
 SessionTable::SessionTable(IoPool& pool, std::shared_ptr<const CurrentGeneration> current)

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/digest.h"
+#include "common/encoding.h"
 #include "tests/gateway/jwt_util.h"
 
 namespace mcpgate::gateway::auth {
@@ -18,6 +20,8 @@ using mcpgate::testing::signJwt;
 using mcpgate::testing::TestKey;
 using nlohmann::json;
 using Kind = AuthError::Kind;
+using common::sha256;
+using common::toHex;
 
 class AuthTest : public ::testing::Test {
  protected:

@@ -8,26 +8,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/digest.h"
+#include "common/encoding.h"
+
 namespace mcpgate::testing {
 namespace {
-
-std::string base64Url(const std::string& bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  unsigned bits = 0;
-  int count = 0;
-  for (unsigned char b : bytes) {
-    bits = (bits << 8) | b;
-    count += 8;
-    while (count >= 6) {
-      count -= 6;
-      out += kAlphabet[(bits >> count) & 63];
-    }
-  }
-  if (count > 0) out += kAlphabet[(bits << (6 - count)) & 63];
-  return out;
-}
 
 std::string bignumBytes(EVP_PKEY* key, const char* name, int pad_to = 0) {
   BIGNUM* bn = nullptr;
@@ -52,21 +37,22 @@ nlohmann::json publicJwk(EVP_PKEY* key, const std::string& kid) {
             {"kid", kid},
             {"use", "sig"},
             {"alg", "RS256"},
-            {"n", base64Url(bignumBytes(key, OSSL_PKEY_PARAM_RSA_N))},
-            {"e", base64Url(bignumBytes(key, OSSL_PKEY_PARAM_RSA_E))}};
+            {"n", common::encodeBase64Url(bignumBytes(key, OSSL_PKEY_PARAM_RSA_N))},
+            {"e", common::encodeBase64Url(bignumBytes(key, OSSL_PKEY_PARAM_RSA_E))}};
   }
   return {{"kty", "EC"},
           {"kid", kid},
           {"crv", "P-256"},
-          {"x", base64Url(bignumBytes(key, OSSL_PKEY_PARAM_EC_PUB_X, 32))},
-          {"y", base64Url(bignumBytes(key, OSSL_PKEY_PARAM_EC_PUB_Y, 32))}};
+          {"x", common::encodeBase64Url(bignumBytes(key, OSSL_PKEY_PARAM_EC_PUB_X, 32))},
+          {"y", common::encodeBase64Url(bignumBytes(key, OSSL_PKEY_PARAM_EC_PUB_Y, 32))}};
 }
 
 std::string signJwt(EVP_PKEY* key, const std::string& alg, const nlohmann::json& claims,
                     const std::string& kid) {
   nlohmann::json header = {{"alg", alg}, {"typ", "JWT"}};
   if (!kid.empty()) header["kid"] = kid;
-  const std::string input = base64Url(header.dump()) + "." + base64Url(claims.dump());
+  const std::string input =
+      common::encodeBase64Url(header.dump()) + "." + common::encodeBase64Url(claims.dump());
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   std::size_t length = 0;
   std::vector<unsigned char> signature;
@@ -90,21 +76,10 @@ std::string signJwt(EVP_PKEY* key, const std::string& alg, const nlohmann::json&
     ECDSA_SIG_free(sig);
     raw.assign(reinterpret_cast<char*>(rs), 64);
   }
-  return input + "." + base64Url(raw);
+  return input + "." + common::encodeBase64Url(raw);
 }
 
-std::string sha256Hex(const std::string& data) {
-  unsigned char digest[32];
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < length; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
-}
+std::string sha256Hex(const std::string& data) { return common::toHex(common::sha256(data)); }
 
 long long nowSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+
+#include "common/digest.h"
+#include "common/encoding.h"
+#include "common/errno_text.h"
+#include "common/loopback.h"
+
+namespace mcpgate::common {
+namespace {
+
+TEST(Digest, Sha256AndHmacKnownAnswers) {
+  // FIPS 180-2 "abc" and RFC 4231 test case 2.
+  EXPECT_EQ(toHex(sha256("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(toHex(hmacSha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(Encoding, HexIsLowerCaseAndKeepsEveryByte) {
+  EXPECT_EQ(toHex(std::string_view("\x00\xff\x10", 3)), "00ff10");
+  EXPECT_EQ(toHex(std::string_view()), "");
+}
+
+TEST(Encoding, Base64UrlRoundTripsEveryLengthWithoutPadding) {
+  std::string bytes;
+  for (int n = 0; n < 40; ++n) {
+    const std::string encoded = encodeBase64Url(bytes);
+    EXPECT_EQ(encoded.find_first_of("+/="), std::string::npos) << encoded;
+    EXPECT_EQ(decodeBase64Url(encoded), bytes);
+    bytes += static_cast<char>(n * 37 + 250);
+  }
+  EXPECT_EQ(encodeBase64Url("\xfb\xff"), "-_8");
+  EXPECT_EQ(decodeBase64Url("-_8="), std::string("\xfb\xff"));
+}
+
+TEST(Encoding, Base64UrlRefusesOtherAlphabetsAndImpossibleLengths) {
+  EXPECT_EQ(decodeBase64Url("+/8"), std::nullopt);  // standard base64, not base64url
+  EXPECT_EQ(decodeBase64Url("abcde"), std::nullopt);
+  EXPECT_EQ(decodeBase64Url("ab cd"), std::nullopt);
+}
+
+TEST(Loopback, NamesAndAddressesInAnyCase) {
+  for (const char* host : {"localhost", "LocalHost", "LOCALHOST", "127.0.0.1", "127.8.9.10", "::1",
+                           "0:0:0:0:0:0:0:1"}) {
+    EXPECT_TRUE(isLoopbackHost(host)) << host;
+  }
+  for (const char* host : {"", "0.0.0.0", "::", "10.0.0.1", "128.0.0.1", "localhost.example",
+                           "mylocalhost", "::ffff:10.0.0.1", "[::1]"}) {
+    EXPECT_FALSE(isLoopbackHost(host)) << host;
+  }
+}
+
+TEST(ErrnoText, SaysWhatTheErrorIs) {
+  EXPECT_EQ(errnoText(ENOENT), "No such file or directory");
+  errno = EACCES;
+  EXPECT_EQ(errnoText(), "Permission denied");
+}
+
+}  // namespace
+}  // namespace mcpgate::common
