@@ -159,7 +159,9 @@ TEST(Corpus, ScoresShippedPacks) {
            {"benign.jsonl", "benign"},
            {"injections_fresh.jsonl", "injection_fresh"},
            {"benign_fresh.jsonl", "benign_fresh"},
-           {"secrets_fresh.jsonl", "secret_fresh"}}) {
+           {"secrets_fresh.jsonl", "secret_fresh"},
+           {"injections_holdout.jsonl", "injection_holdout"},
+           {"benign_holdout.jsonl", "benign_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));

@@ -21,6 +21,7 @@ import urllib.parse
 import gen_injections
 import gen_benign
 import gen_fresh
+import gen_holdout
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -189,6 +190,10 @@ def main():
     counts["injections_fresh.jsonl"] = write("injections_fresh.jsonl", fresh_injections)
     counts["benign_fresh.jsonl"] = write("benign_fresh.jsonl", fresh_benign)
     counts["secrets_fresh.jsonl"] = write("secrets_fresh.jsonl", gen_fresh.fresh_secrets(g, SECRETS))
+    # holdout_dev: written before the detector was generalised, scored now and then, not tuned on.
+    holdout_injections, holdout_benign = gen_holdout.holdout()
+    counts["injections_holdout.jsonl"] = write("injections_holdout.jsonl", holdout_injections)
+    counts["benign_holdout.jsonl"] = write("benign_holdout.jsonl", holdout_benign)
     for k, v in counts.items():
         print(f"{k}: {v}")
 
