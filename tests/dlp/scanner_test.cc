@@ -231,7 +231,9 @@ TEST(Scanner, DirectionsAndPolicyApply) {
   Policy p;
   p.actions["injection-detector"] = Action::kBlock;
   EXPECT_EQ(s.scanText(text, Direction::kResponse, p).strongest(), Action::kBlock);
-  p.disabled.insert("injection-ignore-instructions");  // its strongest signal off: below threshold
+  // Its two strong signals (the phrase and the word-family form) off: below threshold.
+  p.disabled.insert("injection-ignore-instructions");
+  p.disabled.insert("injection-set-aside-instructions");
   EXPECT_EQ(findRule(s.scanText(text, Direction::kResponse, p), "injection-detector"), nullptr);
   p.disabled = {"injection-detector"};
   EXPECT_TRUE(s.scanText(text, Direction::kResponse, p).empty());

@@ -7,7 +7,7 @@
 // A positive secret sample counts as found when a secret-category finding is reported on it; an
 // injection sample when an injection- or command-category finding is; a benign sample is a false
 // positive when anything at all is reported on it. MCPGATE_CORPUS_VERBOSE=1 lists every miss and
-// every false positive with its rule.
+// every false positive with its rule and the detector signals (+id(weight)) it saw.
 
 #include <gtest/gtest.h>
 
@@ -107,6 +107,14 @@ Score score(const Scanner& scanner, const std::vector<Sample>& samples, const st
     if (verbose && (x.label == "benign" ? hit : !hit)) {
       std::string rules;
       for (const auto& item : f.items) rules += " " + item.rule->id;
+      // What the detector saw: every signal that matched, with its weight.
+      Policy with_signals;
+      with_signals.signals = true;
+      for (const auto& item : scanner.scan(x.message, x.direction, with_signals).items) {
+        if (item.rule->weight > 0) {
+          rules += " +" + item.rule->id + "(" + std::to_string(item.rule->weight) + ")";
+        }
+      }
       std::printf("  %s %s %s/%s%s\n", hit ? "FP  " : "MISS", x.id.c_str(), x.family.c_str(),
                   x.kind.c_str(), rules.c_str());
     }
@@ -133,12 +141,17 @@ double ratio(int a, int b) { return b == 0 ? 1.0 : static_cast<double>(a) / b; }
 // --- thresholds: just below what main reaches (see bench/RESULTS.md, "DLP corpus").
 constexpr double kMinSecretRecall = 0.97;
 constexpr double kMinEncodedRecall = 0.94;
-constexpr double kMinInjectionRecall = 0.98;
+constexpr double kMinInjectionRecall = 0.99;
 constexpr double kMaxBenignFpRate = 0.005;
-// The sets written after the detector was tuned on the ones above (gen_fresh.py).
-constexpr double kMinFreshInjectionRecall = 0.27;
+// The sets written after the detector was tuned on the ones above (gen_fresh.py). The second
+// detector (session 8) was tuned on these too, so they no longer estimate unseen wording.
+constexpr double kMinFreshInjectionRecall = 0.95;
 constexpr double kMaxFreshBenignFpRate = 0.01;
 constexpr double kMinFreshSecretRecall = 0.94;
+// holdout_dev (gen_holdout.py): written before the second detector and not tuned on line by
+// line; the honest estimate for unseen wording.
+constexpr double kMinHoldoutInjectionRecall = 0.80;
+constexpr double kMaxHoldoutBenignFpRate = 0.01;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -196,6 +209,8 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_GE(all.label["injection_fresh"].rate(), kMinFreshInjectionRecall);
   EXPECT_LE(all.label["benign_fresh"].rate(), kMaxFreshBenignFpRate);
   EXPECT_GE(all.label["secret_fresh"].rate(), kMinFreshSecretRecall);
+  EXPECT_GE(all.label["injection_holdout"].rate(), kMinHoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_holdout"].rate(), kMaxHoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
