@@ -1,16 +1,10 @@
 #include "gateway/upstream/remote_upstream.h"
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
-
 #include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
@@ -25,6 +19,8 @@
 #include "config/units.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/observe/log.h"
+#include "gateway/upstream/remote_connection.h"
+#include "gateway/upstream/sse_parser.h"
 
 namespace mcpgate::gateway {
 
@@ -38,6 +34,9 @@ using asio::as_tuple;
 using asio::use_awaitable;
 using nlohmann::json;
 using tcp = asio::ip::tcp;
+using remote::closeConnection;
+using remote::Connection;
+using remote::Failure;
 
 // Connections kept open for the next request. More are opened while more
 // requests are in flight; past this many idle ones the extra are closed.
@@ -50,16 +49,6 @@ constexpr auto kStreamRetry = std::chrono::seconds(2);
 constexpr auto kMaxDeleteWait = std::chrono::seconds(5);
 // Messages a client may send before initialize is answered (see send()).
 constexpr std::size_t kMaxHeldMessages = 256;
-
-// One keep-alive connection, plain or TLS.
-struct Connection {
-  std::optional<beast::tcp_stream> plain;
-  std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
-  beast::flat_buffer buffer;
-  bool reused = false;
-
-  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
-};
 
 // What the gateway needs to know of a message it posts.
 struct Outgoing {
@@ -85,61 +74,6 @@ Outgoing describe(std::string_view body) {
   out.initialized = !out.request && out.method == "notifications/initialized";
   return out;
 }
-
-// Why an exchange produced no (complete) answer. `message` is for the client
-// and the log: it never holds header values or bodies.
-struct Failure {
-  std::string message;
-  std::string reason;  // data.reason of the JSON-RPC error
-  int status = 0;      // HTTP status, when the remote answered
-  bool retry = false;  // a reused connection died before any answer: try a fresh one
-};
-
-// Server-Sent Events, fed in pieces; each complete event's data is one message.
-class SseParser {
- public:
-  explicit SseParser(std::size_t max_event_bytes) : max_(max_event_bytes) {}
-
-  // False when an event grows past the limit.
-  template <class Deliver>
-  bool feed(std::string_view chunk, Deliver&& deliver) {
-    for (char c : chunk) {
-      if (c != '\n') {
-        if (line_.size() > max_) return false;
-        line_ += c;
-        continue;
-      }
-      if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-      if (line_.empty()) {
-        if (has_data_) {
-          if (!data_.empty() && data_.back() == '\n') data_.pop_back();
-          // Priming events (an id and empty data) carry no message.
-          if (data_.find_first_not_of(" \t\r\n") != std::string::npos) deliver(std::move(data_));
-          data_.clear();
-          has_data_ = false;
-        }
-        continue;
-      }
-      if (line_.starts_with("data:")) {
-        std::string_view value = std::string_view(line_).substr(5);
-        if (value.starts_with(' ')) value.remove_prefix(1);
-        data_.append(value);
-        data_ += '\n';
-        has_data_ = true;
-        if (data_.size() > max_) return false;
-      }
-      // event:, id:, retry: and comments mean nothing to the gateway.
-      line_.clear();
-    }
-    return true;
-  }
-
- private:
-  std::size_t max_;
-  std::string line_;
-  std::string data_;
-  bool has_data_ = false;
-};
 
 class RemoteUpstream final : public Upstream, public std::enable_shared_from_this<RemoteUpstream> {
  public:
@@ -202,10 +136,10 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   }
 
  private:
-  static void closeConnection(Connection& connection) {
-    boost::system::error_code ignored;
-    connection.lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
-    connection.lowest().close();
+  asio::awaitable<std::expected<std::unique_ptr<Connection>, Failure>> connect() {
+    const std::string what = "cannot reach MCP server '" + options_.server + "' at " + origin_;
+    auto connected = co_await remote::connect(executor_, remote_, tls_.get(), what, active_);
+    co_return connected;
   }
 
   void prepare(http::request<http::string_body>& request) const {
@@ -363,71 +297,6 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       }
       co_return failure;
     }
-  }
-
-  asio::awaitable<std::expected<std::unique_ptr<Connection>, Failure>> connect() {
-    const std::string what = "cannot reach MCP server '" + options_.server + "' at " + origin_;
-    tcp::resolver resolver(executor_);
-    const std::string port = std::to_string(remote_.port);
-    auto [resolve_ec, endpoints] =
-        co_await resolver.async_resolve(remote_.host, port, as_tuple(use_awaitable));
-    if (resolve_ec)
-      co_return std::unexpected(
-          Failure{what + ": " + resolve_ec.message(), "upstream_unreachable"});
-    auto connection = std::make_unique<Connection>();
-    if (tls_) {
-      connection->tls.emplace(executor_, *tls_);
-    } else {
-      connection->plain.emplace(executor_);
-    }
-    beast::tcp_stream& stream = connection->lowest();
-    stream.expires_after(remote_.connect_timeout);
-    active_.insert(connection.get());
-    auto [connect_ec, endpoint] = co_await stream.async_connect(endpoints, as_tuple(use_awaitable));
-    active_.erase(connection.get());
-    (void)endpoint;
-    if (connect_ec) {
-      std::string why =
-          connect_ec == beast::error::timeout
-              ? "no connection within " + config::formatDuration(remote_.connect_timeout)
-              : connect_ec.message();
-      co_return std::unexpected(Failure{what + ": " + why, "upstream_unreachable"});
-    }
-    if (!connection->tls) co_return std::move(connection);
-
-    SSL* ssl = connection->tls->native_handle();
-    boost::system::error_code address_ec;
-    const auto address = asio::ip::make_address(remote_.host, address_ec);
-    // SNI for names only (RFC 6066 forbids addresses); the certificate must
-    // name the host either way.
-    const bool name_set =
-        address_ec ? SSL_set_tlsext_host_name(ssl, remote_.host.c_str()) == 1 &&
-                         SSL_set1_host(ssl, remote_.host.c_str()) == 1
-                   : X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), remote_.host.c_str()) == 1;
-    if (!name_set) {
-      co_return std::unexpected(
-          Failure{what + ": cannot set the TLS host name to check", "upstream_tls_failed"});
-    }
-    (void)address;
-    stream.expires_after(remote_.connect_timeout);
-    active_.insert(connection.get());
-    auto [handshake_ec] = co_await connection->tls->async_handshake(ssl::stream_base::client,
-                                                                    as_tuple(use_awaitable));
-    active_.erase(connection.get());
-    if (handshake_ec) {
-      const long verify = SSL_get_verify_result(ssl);
-      std::string why;
-      if (verify != X509_V_OK) {
-        why = "its TLS certificate was not accepted: " +
-              std::string(X509_verify_cert_error_string(verify));
-      } else if (handshake_ec == beast::error::timeout) {
-        why = "no TLS handshake within " + config::formatDuration(remote_.connect_timeout);
-      } else {
-        why = "TLS handshake failed: " + handshake_ec.message();
-      }
-      co_return std::unexpected(Failure{what + ": " + why, "upstream_tls_failed"});
-    }
-    co_return std::move(connection);
   }
 
   asio::awaitable<std::optional<Failure>> roundTripOn(Connection& connection,
@@ -689,51 +558,6 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   std::string reason_;
 };
 
-std::string opensslError() {
-  std::string text;
-  while (unsigned long code = ERR_get_error()) {
-    char buffer[256];
-    ERR_error_string_n(code, buffer, sizeof buffer);
-    text = buffer;  // the last one is the outermost
-  }
-  return text;
-}
-
-std::expected<std::shared_ptr<ssl::context>, std::string> makeTlsContext(
-    const config::RemoteConfig& remote) {
-  auto context = std::make_shared<ssl::context>(ssl::context::tls_client);
-  SSL_CTX* native = context->native_handle();
-  ERR_clear_error();
-  if (SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION) != 1) {
-    return std::unexpected("cannot require TLS 1.2: " + opensslError());
-  }
-  SSL_CTX_set_verify(native, SSL_VERIFY_PEER, nullptr);
-  const int loaded = remote.ca_file.empty()
-                         ? SSL_CTX_set_default_verify_paths(native)
-                         : SSL_CTX_load_verify_locations(native, remote.ca_file.c_str(), nullptr);
-  if (loaded != 1) {
-    return std::unexpected(
-        "cannot load the CA bundle " +
-        (remote.ca_file.empty() ? std::string("of the system") : remote.ca_file) + ": " +
-        opensslError());
-  }
-  if (!remote.cert_file.empty()) {
-    if (SSL_CTX_use_certificate_chain_file(native, remote.cert_file.c_str()) != 1) {
-      return std::unexpected("cannot load the client certificate " + remote.cert_file + ": " +
-                             opensslError());
-    }
-    if (SSL_CTX_use_PrivateKey_file(native, remote.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-      return std::unexpected("cannot load the client key " + remote.key_file + ": " +
-                             opensslError());
-    }
-    if (SSL_CTX_check_private_key(native) != 1) {
-      return std::unexpected("the client key " + remote.key_file +
-                             " does not match the certificate " + remote.cert_file);
-    }
-  }
-  return context;
-}
-
 }  // namespace
 
 std::expected<std::shared_ptr<Upstream>, std::string> startRemoteUpstream(
@@ -742,7 +566,7 @@ std::expected<std::shared_ptr<Upstream>, std::string> startRemoteUpstream(
     Upstream::Callbacks callbacks) {
   std::shared_ptr<ssl::context> tls;
   if (remote.tls) {
-    auto context = makeTlsContext(remote);
+    auto context = remote::makeTlsContext(remote);
     if (!context) return std::unexpected(context.error());
     tls = std::move(*context);
   }

@@ -7,7 +7,7 @@
 // connection, TLS failure, HTTP status, malformed body, timeout) reach the
 // waiting request as a JSON-RPC error from the gateway.
 //
-// Beast stays in remote_upstream.cc: it is slow to compile.
+// Beast stays in remote_upstream.cc and remote_connection.cc: it is slow to compile.
 
 #include <boost/asio/any_io_executor.hpp>
 #include <chrono>
