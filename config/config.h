@@ -122,6 +122,12 @@ struct PolicyRuleRef {
   std::string target;  // a rule id, or "category:NAME"
   int line = 0;
 };
+// `thresholds: {injection-detector: 150}`: a detector's score threshold for this entry.
+struct PolicyThreshold {
+  std::string detector;  // a detector's rule id
+  int value = 0;         // 1..dlp::kMaxWeight
+  int line = 0;
+};
 struct PolicyConfig {
   int line = 0;  // of the list item, for `policy explain` and errors
   std::string server = "*";
@@ -132,6 +138,7 @@ struct PolicyConfig {
   std::vector<PolicyRuleAction> actions;
   std::vector<PolicyRuleRef> disable_rules;
   std::optional<std::uint64_t> max_argument_bytes;  // of params.arguments as JSON
+  std::vector<PolicyThreshold> thresholds;
 };
 
 // The `pins:` section: tool pinning (rug-pull detection).

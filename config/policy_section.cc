@@ -1,6 +1,8 @@
 #include "config/policy_section.h"
 
+#include <charconv>
 #include <string>
+#include <system_error>
 
 #include "config/units.h"
 #include "dlp/rule.h"
@@ -83,6 +85,8 @@ class PolicyLoader {
         done = loadActions(e, at, policy);
       } else if (e.key == "disable_rules") {
         done = loadDisabled(e, at, policy);
+      } else if (e.key == "thresholds") {
+        done = loadThresholds(e, at, policy);
       } else if (e.key == "max_argument_bytes") {
         auto text = r_.scalar(e, at, "a size such as 64KiB");
         if (!text) return std::unexpected(text.error());
@@ -92,7 +96,8 @@ class PolicyLoader {
         policy.max_argument_bytes = *size;
       } else {
         done = r_.unknownKey(e, "in " + path,
-                             {"match", "deny", "actions", "disable_rules", "max_argument_bytes"});
+                             {"match", "deny", "actions", "disable_rules", "thresholds",
+                              "max_argument_bytes"});
       }
       if (!done) return done;
     }
@@ -193,6 +198,30 @@ class PolicyLoader {
         out.response = *value;
       }
       policy.actions.push_back(std::move(out));
+    }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadThresholds(const Entry& e, const std::string& path,
+                                                          PolicyConfig& policy) const {
+    if (!e.value.IsMap()) {
+      return r_.fail(e.line(), path + " must be a map of detector id to score (e.g. " +
+                                   "{injection-detector: 150})");
+    }
+    auto items = r_.entries(e.value, "in " + path);
+    if (!items) return std::unexpected(items.error());
+    for (const Entry& t : *items) {
+      const std::string at = path + "." + t.key;
+      auto text = r_.scalar(t, at, "a whole number");
+      if (!text) return std::unexpected(text.error());
+      int value = 0;
+      const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+      if (ec != std::errc() || end != text->data() + text->size() || value < 1 ||
+          value > static_cast<int>(dlp::kMaxWeight)) {
+        return r_.fail(t.line(), at + " '" + *text + "' must be a whole number from 1 to " +
+                                     std::to_string(dlp::kMaxWeight));
+      }
+      policy.thresholds.push_back({t.key, value, t.line()});
     }
     return {};
   }
@@ -322,6 +351,13 @@ void emitPolicies(YAML::Emitter& out, const std::vector<PolicyConfig>& policies)
       out << YAML::Key << "disable_rules" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const PolicyRuleRef& ref : policy.disable_rules) out << ref.target;
       out << YAML::EndSeq;
+    }
+    if (!policy.thresholds.empty()) {
+      out << YAML::Key << "thresholds" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      for (const PolicyThreshold& t : policy.thresholds) {
+        out << YAML::Key << t.detector << YAML::Value << t.value;
+      }
+      out << YAML::EndMap;
     }
     if (policy.max_argument_bytes) {
       out << YAML::Key << "max_argument_bytes" << YAML::Value

@@ -59,6 +59,7 @@ class ScanReporter {
     if (opts_.json) {
       nlohmann::json j = {{"file", name},
                           {"rule", f.rule->id},
+                          {"description", f.rule->description},
                           {"category", toString(f.rule->category)},
                           {"severity", toString(f.rule->severity)},
                           {"action", toString(f.action)},
@@ -81,8 +82,11 @@ class ScanReporter {
       out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       return;
     }
+    // The description says which service and kind of credential (or what the detector found).
     out_ << name << ":" << line << ":" << col << ": " << toString(f.rule->severity) << " "
-         << f.rule->id << " (" << toString(f.rule->category) << ", " << toString(f.action) << ", "
+         << f.rule->id;
+    if (!f.rule->description.empty()) out_ << " \"" << f.rule->description << "\"";
+    out_ << " (" << toString(f.rule->category) << ", " << toString(f.action) << ", "
          << direction << ")";
     if (!f.pointer.empty()) out_ << " at " << f.pointer << (f.in_key ? " (key)" : "");
     if (!f.decoded_by.empty()) out_ << " decoded by " << f.decoded_by;

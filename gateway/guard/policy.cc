@@ -110,6 +110,17 @@ std::expected<std::shared_ptr<const PolicyTable>, std::string> PolicyTable::buil
           }
         }
       }
+      for (const config::PolicyThreshold& t : policy.thresholds) {
+        const dlp::Rule* detector = rules->find(t.detector);
+        if (detector == nullptr || !detector->is_detector) {
+          return std::unexpected(config.source + ":" + std::to_string(t.line) +
+                                 ": policies entry at line " + std::to_string(policy.line) +
+                                 ": thresholds: no loaded detector has the id '" + t.detector +
+                                 "'");
+        }
+        effective.request.thresholds[t.detector] = t.value;
+        effective.response.thresholds[t.detector] = t.value;
+      }
       for (const config::PolicyRuleRef& ref : policy.disable_rules) {
         const auto named = rulesOf(*rules, ref.target);
         if (named.empty()) return fail(ref.line, "disable_rules", ref.target);

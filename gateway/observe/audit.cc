@@ -207,10 +207,16 @@ void reopen() {
 void finding(const MessageContext& context, std::string_view method, const dlp::Finding& finding,
              std::string_view preview, std::string_view matched) {
   const std::string_view action = dlp::toString(finding.action);
+  // A detector's finding names the signals that fired and the score, never the text.
+  const bool detector = !finding.signals.empty();
+  if (detector) preview = {};
+  json signals = json::array();
+  for (const dlp::Rule* s : finding.signals) signals.push_back(s->id);
   metrics::dlpFinding(finding.rule->id, action);
 
   json fields = common(context, method);
   fields["rule"] = finding.rule->id;
+  fields["description"] = finding.rule->description;  // the service and kind of credential
   fields["category"] = dlp::toString(finding.rule->category);
   fields["severity"] = dlp::toString(finding.rule->severity);
   fields["action"] = action;
@@ -218,6 +224,10 @@ void finding(const MessageContext& context, std::string_view method, const dlp::
   fields["decoded_by"] = finding.decoded_by;
   fields["preview"] = preview;
   if (finding.in_key) fields["in_key"] = true;
+  if (detector) {
+    fields["signals"] = signals;
+    fields["score"] = finding.score;
+  }
   if (finding.action == dlp::Action::kLog) {
     log::info("dlp finding", fields);
   } else {
@@ -235,6 +245,10 @@ void finding(const MessageContext& context, std::string_view method, const dlp::
   line["decoded_by"] = finding.decoded_by;
   line["in_key"] = finding.in_key;
   line["preview"] = preview;
+  if (detector) {
+    line["signals"] = signals;
+    line["score"] = finding.score;
+  }
   // An empty match means the span could not be read back: no hash rather
   // than the hash of nothing, which would tie unrelated findings together.
   line["match_hash"] = matched.empty() ? json(nullptr) : json(sink->keyedHash(matched));

@@ -64,6 +64,7 @@ TEST_F(PolicySectionTest, ReadsTheIssueExample) {
       "    actions: {pii.email: log, category:injection: block, x: {request: warn}}\n"
       "    disable_rules: [generic-high-entropy]\n"
       "    max_argument_bytes: 64KiB\n"
+      "    thresholds: {injection-detector: 150}\n"
       "  - match: {tool: delete_repo}\n"
       "    deny: true\n");
   ASSERT_TRUE(config);
@@ -87,9 +88,13 @@ TEST_F(PolicySectionTest, ReadsTheIssueExample) {
   EXPECT_EQ(p.disable_rules[0].target, "generic-high-entropy");
   EXPECT_EQ(p.disable_rules[0].line, 8);
   EXPECT_EQ(p.max_argument_bytes, 65536u);
+  ASSERT_EQ(p.thresholds.size(), 1u);
+  EXPECT_EQ(p.thresholds[0].detector, "injection-detector");
+  EXPECT_EQ(p.thresholds[0].value, 150);
+  EXPECT_EQ(p.thresholds[0].line, 10);
   EXPECT_EQ(config->policies[1].server, "*");
   EXPECT_TRUE(config->policies[1].deny);
-  EXPECT_EQ(config->policies[1].line, 10);
+  EXPECT_EQ(config->policies[1].line, 11);
   // Pinning is on and hides changes unless the file says otherwise.
   EXPECT_TRUE(config->pins.enabled);
   EXPECT_EQ(config->pins.on_change, PinsConfig::OnChange::kHide);
@@ -119,6 +124,12 @@ TEST_F(PolicySectionTest, ErrorsNameTheLineAndWhatIsWrong) {
             at(5, "policies[0].match.server 'bitbucket' matches no configured server"));
   EXPECT_EQ(errorOf("policies:\n  - match: {}\n    max_argument_bytes: 0\n"),
             at(6, "policies[0].max_argument_bytes must be greater than 0"));
+  EXPECT_EQ(errorOf("policies:\n  - match: {}\n    thresholds: {injection-detector: high}\n"),
+            at(6, "policies[0].thresholds.injection-detector 'high' must be a whole number from "
+                  "1 to 1000"));
+  EXPECT_EQ(errorOf("policies:\n  - match: {}\n    thresholds: [150]\n"),
+            at(6, "policies[0].thresholds must be a map of detector id to score (e.g. "
+                  "{injection-detector: 150})"));
   EXPECT_EQ(errorOf("policies: {match: {}}\n"),
             at(4, "policies must be a list of {match: {...}, ...} entries"));
   EXPECT_EQ(errorOf("pins: {on_change: ignore}\n"),

@@ -64,7 +64,9 @@ TEST_F(CliTest, ScanExitCodesAndTextOutput) {
   EXPECT_EQ(out_.str(), "");
   EXPECT_EQ(run(runScanCommand, {dirty}), 1) << err_.str();
   EXPECT_NE(
-      out_.str().find(dirty + ":2:14: critical github-pat-classic (secret, redact, both): ghp_"),
+      out_.str().find(dirty +
+                      ":2:14: critical github-pat-classic \"GitHub personal access token "
+                      "(classic)\" (secret, redact, both): ghp_"),
       std::string::npos)
       << out_.str();
   EXPECT_EQ(out_.str().find(kToken), std::string::npos);
@@ -137,7 +139,9 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
             "request");
   // The text output names the detector's signals and score.
   ASSERT_EQ(run(runScanCommand, {"--direction", "response", file}), 1) << err_.str();
-  EXPECT_NE(out_.str().find("injection-detector (injection, warn, response) at /content/0/text: "
+  EXPECT_NE(out_.str().find("injection-detector \"Prompt injection or tool poisoning: signals "
+                            "addressed to the model scored together\" (injection, warn, response) "
+                            "at /content/0/text: "
                             "score 150 from cmd-download-execute injection-addressed-to-model "
                             "injection-run-command-instruction"),
             std::string::npos)

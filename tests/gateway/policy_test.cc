@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "dlp/rule.h"
 #include "dlp/rule_set.h"
+#include "dlp/scanner.h"
 #include "gateway/guard/pins.h"
 
 namespace mcpgate::gateway {
@@ -117,6 +118,58 @@ TEST(PolicyTable, ActionsDisabledRulesAndDefaults) {
   EXPECT_FALSE(other.deny);
   EXPECT_EQ(other.request.actions.at("key-a"), dlp::Action::kBlock);  // dlp.default_action
   EXPECT_TRUE(other.response.disabled.empty());
+}
+
+// Two strong signals (60 each) of a detector whose pack threshold is 100.
+std::shared_ptr<const dlp::RuleSet> detectorRules() {
+  auto parsed = dlp::loadRuleText(
+      "defaults: {category: injection, directions: none}\n"
+      "detector: {id: inj, description: d, threshold: 100, directions: response}\n"
+      "rules:\n"
+      "  - {id: sig-a, description: a, weight: 60, pattern: 'alpha'}\n"
+      "  - {id: sig-b, description: b, weight: 60, pattern: 'bravo'}\n",
+      "inj.yaml");
+  EXPECT_TRUE(parsed) << parsed.error().message;
+  auto set = dlp::RuleSet::fromRules(std::move(*parsed));
+  EXPECT_TRUE(set) << set.error().message;
+  return *set;
+}
+
+TEST(PolicyTable, ThresholdsRaiseOrLowerADetectorPerEntry) {
+  config::Config config;
+  config.source = "gw.yaml";
+  auto docs = entry(30, "docs", "*");  // a docs server quoting payloads: needs more evidence
+  docs.thresholds = {{"inj", 150, 31}};
+  auto mail = entry(32, "mail", "*");  // an inbox: one strong signal is enough
+  mail.thresholds = {{"inj", 60, 33}};
+  config.policies = {docs, mail};
+  const auto rules = detectorRules();
+  auto table = PolicyTable::build(config, rules);
+  ASSERT_TRUE(table) << table.error();
+
+  const dlp::Scanner scanner(rules);
+  auto reported = [&](std::string_view server, const std::string& text) {
+    const auto& policy = (*table)->resolve(server, "read", "").response;
+    return !scanner.scanText(text, dlp::Direction::kResponse, policy).empty();
+  };
+  EXPECT_TRUE(reported("other", "alpha bravo"));  // 120 >= the pack's 100
+  EXPECT_FALSE(reported("other", "alpha"));
+  EXPECT_FALSE(reported("docs", "alpha bravo"));  // 120 < 150
+  EXPECT_TRUE(reported("mail", "alpha"));         // 60 >= 60
+  EXPECT_EQ((*table)->resolve("docs", "read", "").request.thresholds.at("inj"), 150);
+}
+
+TEST(PolicyTable, AThresholdForAnUnknownDetectorIsAnErrorWithItsLine) {
+  config::Config config;
+  config.source = "gw.yaml";
+  auto p = entry(40, "*", "*");
+  p.thresholds = {{"sig-a", 50, 41}};  // a signal, not a detector
+  config.policies = {p};
+  auto table = PolicyTable::build(config, detectorRules());
+  ASSERT_FALSE(table);
+  EXPECT_EQ(table.error(),
+            "gw.yaml:41: policies entry at line 40: thresholds: no loaded detector has the id "
+            "'sig-a'");
 }
 
 TEST(PolicyTable, UnknownRuleOrEmptyCategoryIsAnErrorWithItsLine) {
