@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mcpgate::dlp {
 namespace {
 
@@ -31,7 +35,7 @@ int hexValue(char c) {
 }
 
 // Character classes for finding runs, one table lookup per byte.
-enum : std::uint8_t { kB64 = 1, kHexDigit = 2, kB64Std = 4, kB64Url = 8 };
+enum : std::uint8_t { kB64 = 1, kHexDigit = 2, kB64Std = 4, kB64Url = 8, kB32 = 16 };
 constexpr std::array<std::uint8_t, 256> makeClasses() {
   std::array<std::uint8_t, 256> t{};
   for (int c = 0; c < 256; ++c) {
@@ -40,6 +44,7 @@ constexpr std::array<std::uint8_t, 256> makeClasses() {
     if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
       t[c] |= kHexDigit;
     }
+    if ((c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7')) t[c] |= kB32;
   }
   t['+'] = t['/'] = kB64 | kB64Std;
   t['-'] = t['_'] = kB64 | kB64Url;
@@ -249,6 +254,40 @@ std::optional<MappedText> decodeHexRun(RunChars run) {
   });
 }
 
+int base32Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= '2' && c <= '7') return c - '2' + 26;
+  return -1;
+}
+
+std::optional<MappedText> decodeBase32Run(RunChars run) {
+  std::string& raw = tls_raw;
+  raw.clear();
+  std::uint64_t acc = 0;
+  int bits = 0;
+  for (const char c : run.chars) {
+    const int v = base32Value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 5) | static_cast<std::uint64_t>(v);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      raw.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  // Byte k holds bits [8k, 8k+8): characters 8k/5 to (8k+7)/5; the last takes the padding too.
+  const std::size_t n = run.chars.size();
+  const auto map = [&run, n](std::size_t k) {
+    const std::size_t first = k * 8 / 5;
+    const std::size_t last = std::min(n - 1, (k * 8 + 7) / 5);
+    const std::size_t end = last + 1 >= n ? run.end : run.at(last) + 1;
+    return std::pair<std::size_t, std::size_t>(run.at(first), end);
+  };
+  // Only text: a run of capitals and digits that decodes to binary is a constant, not a secret.
+  if (!looksLikeText(raw)) return std::nullopt;
+  return mapAll(raw, map);
+}
+
 // Length of the line break at `at` that wrapped base64 may carry: CR LF, LF, CR, or the JSON
 // escapes \n and \r\n of a string that was encoded twice. 0 if there is none.
 std::size_t lineBreakAt(std::string_view text, std::size_t at) {
@@ -271,6 +310,12 @@ std::string_view toString(Encoding e) {
       return "percent";
     case Encoding::kEscape:
       return "escape";
+    case Encoding::kBase32:
+      return "base32";
+    case Encoding::kHtml:
+      return "html";
+    case Encoding::kSpaced:
+      return "spaced";
   }
   return "?";
 }
@@ -289,6 +334,168 @@ std::optional<MappedText> decodeBase64(std::string_view in) {
 
 std::optional<MappedText> decodeHex(std::string_view in) {
   return decodeHexRun(RunChars{in, nullptr, 0, in.size()});
+}
+
+std::optional<MappedText> decodeBase32(std::string_view in) {
+  std::size_t n = in.size();
+  while (n > 0 && in[n - 1] == '=') --n;
+  return decodeBase32Run(RunChars{in.substr(0, n), nullptr, 0, in.size()});
+}
+
+namespace {
+
+// The HTML character reference at text[at] ('&'): its code point and length; nullopt if none.
+std::optional<std::pair<char32_t, std::size_t>> htmlReference(std::string_view text,
+                                                              std::size_t at) {
+  static constexpr std::pair<std::string_view, char32_t> kNamed[] = {
+      {"amp", '&'},    {"lt", '<'},     {"gt", '>'},     {"quot", '"'},   {"apos", '\''},
+      {"sol", '/'},    {"colon", ':'},  {"lowbar", '_'}, {"period", '.'}, {"comma", ','},
+      {"equals", '='}, {"plus", '+'},   {"hyphen", '-'}, {"dash", '-'},   {"nbsp", ' '},
+      {"num", '#'},    {"excl", '!'},   {"quest", '?'},  {"commat", '@'}, {"dollar", '$'},
+      {"percnt", '%'}, {"ast", '*'},    {"lpar", '('},   {"rpar", ')'},   {"semi", ';'},
+      {"lsqb", '['},   {"rsqb", ']'},   {"lbrace", '{'}, {"rbrace", '}'}, {"bsol", '\\'},
+      {"Hat", '^'},    {"grave", '`'},  {"verbar", '|'}, {"tilde", '~'},  {"newline", '\n'},
+      {"Tab", '\t'}};
+  // The longest reference is "&#x10FFFF;": look no further for the ';'.
+  const std::string_view window = text.substr(at + 1, 10);
+  const std::size_t semi = window.find(';');
+  if (semi == std::string_view::npos || semi < 2) return std::nullopt;
+  const std::string_view body = window.substr(0, semi);
+  if (body[0] != '#') {
+    for (const auto& [name, value] : kNamed) {
+      if (body == name) return std::pair{value, semi + 2};
+    }
+    return std::nullopt;
+  }
+  const bool hex = body[1] == 'x' || body[1] == 'X';
+  const std::string_view digits = body.substr(hex ? 2 : 1);
+  if (digits.empty() || digits.size() > 7) return std::nullopt;
+  char32_t cp = 0;
+  for (const char c : digits) {
+    const int v = hex ? hexValue(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
+    if (v < 0) return std::nullopt;
+    cp = cp * (hex ? 16 : 10) + static_cast<char32_t>(v);
+  }
+  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+  return std::pair{cp, semi + 2};
+}
+
+}  // namespace
+
+std::optional<MappedText> decodeHtmlEntities(std::string_view text) {
+  // HTML is full of sporadic references (&amp; &nbsp; &#169;); a hidden value is a row of them.
+  // The text is decoded only when some row of adjacent references is this long.
+  constexpr std::size_t kMinRow = 4;
+  std::size_t row = 0;
+  std::size_t row_end = 0;  // where the last reference ended
+  bool any = false;
+  for (std::size_t i = text.find('&'); i != std::string_view::npos && !any;
+       i = text.find('&', i + 1)) {
+    if (const auto ref = htmlReference(text, i)) {
+      row = (row != 0 && row_end == i) ? row + 1 : 1;
+      any = row >= kMinRow;
+      row_end = i + ref->second;
+    }
+  }
+  if (!any) return std::nullopt;
+  MappedText out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '&') {
+      if (const auto ref = htmlReference(text, i)) {
+        pushUtf8(out, ref->first, i, i + ref->second);
+        i += ref->second;
+        continue;
+      }
+    }
+    out.push(text[i], i, i + 1);
+    ++i;
+  }
+  return out;
+}
+
+// Character classes of letter-spaced runs: separators and the characters they keep apart.
+enum : std::uint8_t { kSpacedSep = 1, kSpacedChar = 2 };
+constexpr std::array<std::uint8_t, 256> makeSpacedClasses() {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 0x21; c < 0x7F; ++c) t[c] = kSpacedChar;
+  for (const char c : {' ', '.', ',', '-', '|', ':', '_', '\t'}) {
+    t[static_cast<unsigned char>(c)] |= kSpacedSep;
+  }
+  return t;
+}
+constexpr auto kSpaced = makeSpacedClasses();
+
+std::optional<MappedText> decodeSpaced(std::string_view text) {
+  const auto cls = [&text](std::size_t at) { return kSpaced[static_cast<unsigned char>(text[at])]; };
+  const auto isChar = [&](std::size_t at) { return (cls(at) & kSpacedChar) != 0; };
+  const auto isSep = [&](std::size_t at) { return (cls(at) & kSpacedSep) != 0; };
+  std::optional<MappedText> out;
+  // Inside a run no two neighbouring bytes are both non-separators, and a run spans at least
+  // 2 * kMinSpacedChars - 1 bytes, so it holds a whole 16-byte block and the byte after it with no
+  // such pair. Blocks with one are skipped whole; the exact search starts a block before the first
+  // block without one (the run's start lies after the previous block's last such pair).
+  static_assert(2 * kMinSpacedChars - 1 >= 2 * 16 - 1);
+  const auto blocked = [&](std::size_t b) {
+    unsigned seps = isSep(b + 16) ? 1U << 16 : 0U;
+#if defined(__SSE2__)
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + b));
+    __m128i m = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+    for (const char c : {'.', ',', '-', '|', ':', '_', '\t'}) {
+      m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+    }
+    seps |= static_cast<unsigned>(_mm_movemask_epi8(m));
+#else
+    for (std::size_t k = 0; k < 16; ++k) seps |= (isSep(b + k) ? 1U : 0U) << k;
+#endif
+    return (~seps & ~(seps >> 1) & 0xFFFFU) != 0;
+  };
+  std::size_t exact_end = 0;  // the exact search runs up to here
+  for (std::size_t i = 0; i + 2 < text.size();) {
+    if (i >= exact_end) {
+      std::size_t b = i / 16 * 16;
+      while (b + 17 <= text.size() && blocked(b)) b += 16;
+      if (b + 17 > text.size()) break;  // no whole unblocked block left: no run either
+      i = std::max(i, b >= 16 ? b - 16 : 0);
+      exact_end = b + 32;
+    }
+    // A run starts at a single character (not the end of a longer word) before a separator.
+    if (!isSep(i + 1) || !isChar(i) || (i > 0 && isChar(i - 1) && !isSep(i - 1))) {
+      ++i;
+      continue;
+    }
+    std::size_t sep_len = 1;
+    while (sep_len < 3 && i + 1 + sep_len < text.size() && isSep(i + 1 + sep_len)) ++sep_len;
+    const std::string_view sep = text.substr(i + 1, sep_len);
+    // Each further character of the run: one character, not one of the separator's, followed by
+    // exactly the separator or by the end of the run.
+    std::size_t count = 1;
+    std::size_t last = i;
+    for (std::size_t at = i + 1 + sep_len;
+         at < text.size() && isChar(at) && sep.find(text[at]) == std::string_view::npos;) {
+      const std::size_t after = at + 1;
+      const bool sep_next = text.substr(after, sep_len) == sep;
+      if (!sep_next && after < text.size() && isChar(after)) break;  // a longer word
+      last = at;
+      ++count;
+      if (!sep_next) break;
+      at = after + sep_len;
+    }
+    if (count < kMinSpacedChars) {
+      i += 1 + sep_len;
+      continue;
+    }
+    // Only the joined runs are kept, a line each: the text around them is scanned already.
+    if (!out) {
+      out.emplace();
+    } else {
+      out->push('\n', i, i + 1);
+    }
+    for (std::size_t k = i; k <= last; k += 1 + sep_len) out->push(text[k], k, k + 1);
+    i = last + 1;
+    exact_end = std::max(exact_end, i);
+  }
+  return out;
 }
 
 std::optional<MappedText> decodePercent(std::string_view text) {
@@ -423,12 +630,14 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
     const std::size_t start = i;
     std::uint8_t seen = kHexDigit;
     bool hex = true;
+    bool b32 = true;  // capitals and 2-7 only
     const auto scanSegment = [&](std::size_t from) {
       std::size_t j = from;
       while (j < text.size()) {
         const auto cls = kClasses[static_cast<unsigned char>(text[j])];
         if (!(cls & kB64)) break;
         hex = hex && (cls & kHexDigit);
+        b32 = b32 && (cls & kB32);
         seen |= cls;
         ++j;
       }
@@ -462,10 +671,22 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
       if (run.pos != nullptr) run.chars = joined;
     }
     std::size_t end = i;
-    while (end < text.size() && end - i < 2 && text[end] == '=') ++end;
+    while (end < text.size() && end - i < 6 && text[end] == '=') ++end;
+    // Base64 pads with at most two '='; six is base32's.
+    if (end - i > 2 && !b32) end = i + 2;
     run.end = end;
     const std::size_t run_size = run.chars.size() + (end - i);
     const bool std_chars = (seen & kB64Std) != 0, url_chars = (seen & kB64Url) != 0;
+    if (b32 && !hex && run.chars.size() >= kMinBase32Run) {
+      // Capitals and 2-7 only: base32 first; as base64 it would decode to binary anyway.
+      if (!fits(run.chars.size() * 5 / 8)) break;
+      budget.bytes -= run.chars.size() * 5 / 8;
+      if (auto m = decodeBase32Run(run)) {
+        take(Encoding::kBase32, std::move(m));
+        i = end;
+        continue;
+      }
+    }
     if (hex && run.chars.size() >= kMinHexRun) {
       if (!fits(run.chars.size() / 2)) break;
       budget.bytes -= run.chars.size() / 2;
@@ -488,6 +709,14 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
   };
   whole(Encoding::kPercent, '%', decodePercent);
   whole(Encoding::kEscape, '\\', decodeEscapes);
+  whole(Encoding::kHtml, '&', decodeHtmlEntities);
+  // Letter-spaced runs have no marker byte; decodeSpaced() is one cheap pass over the text.
+  if (!budget.exhausted && text.size() >= kMinSpacedChars * 2 - 1) {
+    if (auto m = decodeSpaced(text); m && fits(m->text.size())) {
+      budget.bytes -= m->text.size();
+      take(Encoding::kSpaced, std::move(m));
+    }
+  }
   return out;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 
-// Finds encoded substrings (base64, hex, percent- and backslash-escapes) and decodes them, so
-// a secret wrapped in an encoding is scanned as the text it carries.
+// Finds encoded substrings (base64, base32, hex, percent- and backslash-escapes, HTML character
+// references) and letter-spaced runs ("g h p _ a 1 B 2 ...") and decodes them, so a secret
+// wrapped in an encoding is scanned as the text it carries.
 //
 // Fails closed: what decodes to something other than text is not dropped. UTF-16 is transcoded,
 // other binary keeps its printable runs (a secret inside it is one), NULs do not make text
@@ -17,7 +18,7 @@
 
 namespace mcpgate::dlp {
 
-enum class Encoding { kBase64, kHex, kPercent, kEscape };
+enum class Encoding { kBase64, kBase32, kHex, kPercent, kEscape, kHtml, kSpaced };
 
 [[nodiscard]] std::string_view toString(Encoding e);
 
@@ -31,6 +32,10 @@ struct Decoded {
 // in code (identifiers, short hex ids).
 inline constexpr std::size_t kMinBase64Run = 16;
 inline constexpr std::size_t kMinHexRun = 16;
+// Base32 (RFC 4648, upper case) is only tried on runs of its own alphabet this long or longer.
+inline constexpr std::size_t kMinBase32Run = 24;
+// Fewest single characters, each followed by the same separator, that make a letter-spaced run.
+inline constexpr std::size_t kMinSpacedChars = 16;
 
 // Printable runs shorter than this are not kept from binary decoded data: no secret is shorter,
 // and random bytes rarely hold one this long.
@@ -45,6 +50,16 @@ inline constexpr std::size_t kMinPrintableRun = 8;
 // \xHH, \uXXXX (and surrogate pairs), \n, \t, \r, \", \\, \/ in a whole text; nullopt if there is
 // no escape in it.
 [[nodiscard]] std::optional<MappedText> decodeEscapes(std::string_view text);
+// Base32 (RFC 4648 alphabet, upper case, padding optional) of a whole run; nullopt as for base64.
+[[nodiscard]] std::optional<MappedText> decodeBase32(std::string_view encoded);
+// HTML character references in a whole text: &#NNN;, &#xHH; and the named ones a secret or an
+// instruction needs (&amp; &lt; &gt; &quot; &apos; &sol; &colon; &lowbar; &period; &comma;
+// &equals; &plus; &hyphen; &nbsp;); nullopt if there is none.
+[[nodiscard]] std::optional<MappedText> decodeHtmlEntities(std::string_view text);
+// The text with the separators of its letter-spaced runs removed: at least kMinSpacedChars
+// single characters, each apart from the next by the same separator (one to three of
+// " .,-|:_\t"), become one word. nullopt if there is no such run.
+[[nodiscard]] std::optional<MappedText> decodeSpaced(std::string_view text);
 
 // How much decoding one scan may still do.
 struct DecodeBudget {

@@ -281,5 +281,61 @@ TEST(FailClosedScan, SecretsBehindNulUtf16AndLineWrapsAreFound) {
   }
 }
 
+TEST(Base32, DecodesTextWithOrWithoutPaddingAndRejectsBinary) {
+  // RFC 4648 §10 test vector, then a constant-looking run that decodes to binary.
+  const auto m = decodeBase32("MZXW6YTBOI======");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "foobar");
+  EXPECT_EQ(decodeBase32("MZXW6YTBOI")->text, "foobar");
+  EXPECT_FALSE(decodeBase32("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"));
+}
+
+TEST(Html, DecodesCharacterReferencesAndMapsThem) {
+  const std::string enc = "&#103;&#x68;&#112;&lowbar;x &amp; &bogus; &#0; &#xD800;";
+  const auto m = decodeHtmlEntities(enc);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "ghp_x & &bogus; &#0; &#xD800;");
+  EXPECT_EQ(sourceOf(enc, *m, 1, 2), "&#x68;");
+  EXPECT_FALSE(decodeHtmlEntities("Tom & Jerry; no references"));
+  // Sporadic references, as in any HTML page, are not worth a second scan of the text.
+  EXPECT_FALSE(decodeHtmlEntities("Tom &amp; Jerry &copy; 2024 &#8212; &lt;b&gt; &quot;x&quot;"));
+}
+
+TEST(Spaced, JoinsLetterSpacedRunsOnly) {
+  const std::string enc = "key: g h p _ a 1 B 2 c 3 D 4 e 5 F 6 done";
+  const auto m = decodeSpaced(enc);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "ghp_a1B2c3D4e5F6");
+  EXPECT_EQ(sourceOf(enc, *m, 0, 4), "g h p _");
+  for (const char* sep : {"-", ".", ", ", " | "}) {
+    std::string text;
+    for (const char c : kTok) text += std::string(1, c) + sep;
+    text.resize(text.size() - std::string_view(sep).size());
+    const auto joined = decodeSpaced(text);
+    ASSERT_TRUE(joined) << text;
+    EXPECT_EQ(joined->text, kTok) << text;
+  }
+  // Prose with one-letter words, a counted list and a run that is too short stay as they are.
+  EXPECT_FALSE(decodeSpaced("I am a cat, a b c d e f g is how it starts"));
+  EXPECT_FALSE(decodeSpaced("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18"));
+}
+
+TEST(FailClosedScan, SpacedHtmlAndBase32SecretsAreFoundAndMapped) {
+  const Scanner s(testing::shippedRules());
+  std::string spaced, html;
+  for (const char c : kTok) {
+    spaced += std::string(1, c) + " ";
+    html += "&#" + std::to_string(static_cast<int>(c)) + ";";
+  }
+  const std::string b32 =
+      "M5UHAX2SHBQVU2ZTJRYTAV3WKQ2XQWLCG5HGGRBSNVCWMOKIM5FDI42QOU3FC2KY";  // base32 of kTok
+  for (const std::string& text : {"see " + spaced + "end", html, "x " + b32 + " y"}) {
+    const auto f = s.scanText(text, Direction::kRequest);
+    bool found = false;
+    for (const auto& x : f.items) found |= x.rule->id == "github-pat-classic";
+    EXPECT_TRUE(found) << text;
+  }
+}
+
 }  // namespace
 }  // namespace mcpgate::dlp
