@@ -4,7 +4,7 @@
 // routing, health, /metrics, RFC 9728 metadata, auth and rate limits, Origin,
 // MCP-Protocol-Version, sessions, and whether a POST is answered as JSON or as
 // an SSE stream. No Beast here: this compiles once, and the transport
-// (http_server.cc, templated on plain or TLS streams) reads a request, asks
+// (connection_impl.h, templated on plain or TLS streams) reads a request, asks
 // the endpoint, and writes what it says at one place.
 
 #include <boost/asio/awaitable.hpp>

@@ -2,7 +2,7 @@
 
 // MCP Streamable HTTP on /mcp/<server>: POST for client messages (answered as
 // application/json or an SSE stream), GET for the server's stream, DELETE to
-// end a session. Beast stays inside http_server.cc: it is slow to compile.
+// end a session. Beast stays inside the connection files: it is slow to compile.
 
 #include <boost/asio/ip/tcp.hpp>
 #include <expected>

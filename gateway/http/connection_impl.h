@@ -1,0 +1,158 @@
+#pragma once
+
+// The transport's template: one client connection, plain or TLS. Beast is
+// here, so only the connection_*.cc files include this. The member functions
+// are defined in connection_read.h, connection_write.h and connection_events.h:
+// connection_plain.cc instantiates them all for plain TCP, and the TLS ones,
+// the slowest to compile, are instantiated one header per file
+// (connection_tls.cc, connection_tls_write.cc, connection_tls_events.cc).
+// Everything else is the Endpoint's.
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "gateway/http/connection.h"
+#include "gateway/http/endpoint.h"
+#include "gateway/mcp/jsonrpc.h"
+#include "gateway/observe/log.h"
+#include "gateway/observe/metrics.h"
+
+// g++ 12 misreads Asio's coroutine frame allocator (awaitable_frame_base's
+// own operator new and delete) in large coroutines as a mismatched pair.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace mcpgate::gateway::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using asio::as_tuple;
+using asio::awaitable;
+using asio::use_awaitable;
+using asio::ip::tcp;
+
+constexpr auto kIdleConnectionTimeout = std::chrono::seconds(60);
+constexpr auto kWriteTimeout = std::chrono::seconds(60);
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
+
+using Request = http::request<http::string_body>;
+
+inline std::string_view view(beast::string_view s) { return {s.data(), s.size()}; }
+
+// The endpoint's view of a Beast request; the body moves, the rest points into `req`.
+inline HttpRequest endpointRequest(Request& req) {
+  HttpRequest in;
+  switch (req.method()) {
+    case http::verb::post:
+      in.method = HttpRequest::Method::kPost;
+      break;
+    case http::verb::get:
+      in.method = HttpRequest::Method::kGet;
+      break;
+    case http::verb::delete_:
+      in.method = HttpRequest::Method::kDelete;
+      break;
+    default:
+      in.method = HttpRequest::Method::kOther;
+  }
+  in.target = view(req.target());
+  in.target = in.target.substr(0, in.target.find('?'));
+  in.host = view(req[http::field::host]);
+  in.accept = view(req[http::field::accept]);
+  in.content_type = view(req[http::field::content_type]);
+  in.authorization = view(req[http::field::authorization]);
+  in.origin = view(req[http::field::origin]);
+  in.protocol_version = view(req["MCP-Protocol-Version"]);
+  in.session_id = view(req["Mcp-Session-Id"]);
+  in.body = std::move(req.body());
+  return in;
+}
+
+// One request read and answered, to be sent.
+struct Exchange {
+  Answer answer;
+  unsigned version = 11;
+  bool keep_alive = false;
+  bool close_quietly = false;  // the peer went away or idled out: nothing to send
+};
+
+// One client connection, plain (beast::tcp_stream) or TLS
+// (beast::ssl_stream<beast::tcp_stream>): only the bytes. What to answer is
+// the Endpoint's. Only the connection_tls*.cc files instantiate the TLS one,
+// so only they include the TLS headers.
+template <typename Stream>
+class Connection {
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+ public:
+  Connection(tcp::socket socket, asio::ssl::context* tls,
+             std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions)
+      : stream_(makeStream(std::move(socket), tls)),
+        current_(current),
+        endpoint_(std::move(current), sessions, kTls) {}
+
+  awaitable<void> run();
+
+ private:
+  static Stream makeStream(tcp::socket socket, asio::ssl::context* tls) {
+    if constexpr (kTls) {
+      return Stream(beast::tcp_stream(std::move(socket)), *tls);
+    } else {
+      (void)tls;
+      return Stream(std::move(socket));
+    }
+  }
+
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+  awaitable<Exchange> readAndAnswer(beast::flat_buffer& buffer);
+
+  // The one place an answer leaves: whole, or as an event stream.
+  awaitable<bool> send(Exchange& exchange);
+
+  // The body is moved into the response, not copied.
+  awaitable<bool> write(const Exchange& exchange, Reply& reply);
+
+  // Sends the mailbox's messages as SSE events until it finishes or the
+  // client goes away.
+  awaitable<bool> streamEvents(const Exchange& exchange, EventStream& stream);
+
+  Stream stream_;
+  std::shared_ptr<const CurrentGeneration> current_;
+  Endpoint endpoint_;
+  // For /metrics: when the request being answered was read.
+  std::chrono::steady_clock::time_point request_started_;
+};
+
+inline void logConnectionFailure(std::exception_ptr e) {
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    log::error("connection failed", {{"error", ex.what()}});
+  }
+}
+
+// Runs a connection on its socket's executor; it lives as long as its coroutine.
+template <typename Stream>
+void spawnConnection(tcp::socket socket, asio::ssl::context* tls,
+                     std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions) {
+  auto executor = socket.get_executor();
+  auto connection =
+      std::make_shared<Connection<Stream>>(std::move(socket), tls, std::move(current), sessions);
+  asio::co_spawn(
+      executor, [connection]() { return connection->run(); }, logConnectionFailure);
+}
+
+}  // namespace mcpgate::gateway::transport
