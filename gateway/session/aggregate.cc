@@ -68,8 +68,7 @@ const std::string AggregateSession::kNoServer;
 AggregateSession::AggregateSession(std::string id, std::string client, asio::any_io_executor strand,
                                    std::shared_ptr<const Generation> generation,
                                    std::vector<std::string> servers, Hooks hooks)
-    : id_(std::move(id)),
-      client_(std::move(client)),
+    : ClientSession(std::move(id), std::move(client)),
       strand_(strand),
       generation_(std::move(generation)),
       servers_(std::move(servers)),

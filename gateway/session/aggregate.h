@@ -57,10 +57,7 @@ class AggregateSession final : public ClientSession,
 
   void start();  // the idle timer
 
-  [[nodiscard]] const std::string& id() const override { return id_; }
   [[nodiscard]] const std::string& server() const override { return kNoServer; }
-  [[nodiscard]] const std::string& client() const override { return client_; }
-  [[nodiscard]] bool batchesAllowed() const override { return batches_allowed_.load(); }
 
   Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
                       const std::shared_ptr<Mailbox>& mailbox) override;
@@ -104,15 +101,12 @@ class AggregateSession final : public ClientSession,
   [[nodiscard]] std::expected<Target, std::string> targetOf(const std::string& name) const;
   void scheduleTick();
 
-  const std::string id_;
-  const std::string client_;
   boost::asio::any_io_executor strand_;
   std::shared_ptr<const Generation> generation_;
   const std::vector<std::string> servers_;
   const std::string separator_;
   Hooks hooks_;
   boost::asio::steady_timer timer_;
-  std::atomic<bool> batches_allowed_{true};
   std::atomic<bool> closed_{false};
 
   // On the strand:

@@ -4,6 +4,7 @@
 // (/mcp/<server>, Session) or with every server it may use (/mcp,
 // AggregateSession). The HTTP transport speaks to either through this.
 
+#include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,12 +18,12 @@ class ClientSession {
  public:
   virtual ~ClientSession() = default;
 
-  [[nodiscard]] virtual const std::string& id() const = 0;
+  [[nodiscard]] const std::string& id() const { return id_; }
   // The server's name, or "" for the aggregate endpoint.
   [[nodiscard]] virtual const std::string& server() const = 0;
-  [[nodiscard]] virtual const std::string& client() const = 0;
+  [[nodiscard]] const std::string& client() const { return client_; }
   // JSON-RPC batches exist only in protocol revision 2025-03-26.
-  [[nodiscard]] virtual bool batchesAllowed() const = 0;
+  [[nodiscard]] bool batchesAllowed() const { return batches_allowed_.load(); }
 
   enum class Accepted { kOk, kClosed };
   // Messages a client POSTed (one, or a batch). Requests get their answers in
@@ -41,6 +42,16 @@ class ClientSession {
   // Why it closed ("" while open): the answer to an initialize whose session
   // ended before the message reached it (a server that died at once).
   [[nodiscard]] virtual std::string closeReason() const = 0;
+
+ protected:
+  // `client` is who created the session (empty without auth).
+  ClientSession(std::string id, std::string client)
+      : id_(std::move(id)), client_(std::move(client)) {}
+
+  const std::string id_;
+  const std::string client_;
+  // Set from the protocol version initialize settled on.
+  std::atomic<bool> batches_allowed_{true};
 };
 
 }  // namespace mcpgate::gateway

@@ -115,8 +115,7 @@ std::optional<Verdict> ambiguity(const json& message, const std::string& server)
 Session::Session(std::string id, std::string client, asio::any_io_executor strand,
                  std::shared_ptr<const config::Config> config, const config::ServerConfig& server,
                  std::shared_ptr<const CurrentGeneration> current, Hooks hooks)
-    : id_(std::move(id)),
-      client_(std::move(client)),
+    : ClientSession(std::move(id), std::move(client)),
       strand_(strand),
       config_(std::move(config)),
       server_(server),

@@ -51,10 +51,7 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   // Spawns the server. On failure the session is unusable.
   [[nodiscard]] std::expected<void, std::string> start();
 
-  [[nodiscard]] const std::string& id() const override { return id_; }
   [[nodiscard]] const std::string& server() const override { return server_.name; }
-  [[nodiscard]] const std::string& client() const override { return client_; }
-  [[nodiscard]] bool batchesAllowed() const override { return batches_allowed_.load(); }
 
   Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
                       const std::shared_ptr<Mailbox>& mailbox) override;
@@ -88,8 +85,6 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   void tick();
   void failAllLocked(const std::string& reason);
 
-  const std::string id_;
-  const std::string client_;
   boost::asio::any_io_executor strand_;
   std::shared_ptr<const config::Config> config_;
   const config::ServerConfig& server_;
@@ -97,7 +92,6 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   Hooks hooks_;
   std::shared_ptr<Upstream> upstream_;
   boost::asio::steady_timer timer_;
-  std::atomic<bool> batches_allowed_{true};
 
   mutable std::mutex mu_;
   bool closed_ = false;
