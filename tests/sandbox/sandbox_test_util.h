@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/process.h"
+
 namespace mcpgate::sandbox::tests {
 
 namespace fs = std::filesystem;
@@ -28,11 +30,7 @@ inline constexpr const char* kInit = SANDBOX_INIT;  // mcpgate-sandbox-init, wha
 inline constexpr const char* kProbeDir = ESCAPE_PROBE_DIR;
 inline constexpr const char* kProbe = "/opt/probe/escape_probe";  // where the tests bind it
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-  pid_t pid = -1;
+struct Result : test_support::ProcessResult {
   // "action" -> "ok ..." / "ENOENT ..." for every line escape_probe printed.
   [[nodiscard]] std::string action(const std::string& name) const {
     std::istringstream lines(out);
@@ -47,55 +45,7 @@ struct Result {
 // Runs argv with stdout and stderr captured, stdin from /dev/null, and a
 // 60 s deadline after which the whole run is killed.
 inline Result run(const std::vector<std::string>& argv) {
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return {};
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  ::close(err[1]);
-  Result result;
-  result.pid = pid;
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  int open_count = 2;
-  while (open_count > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    if (::poll(fds, 2, static_cast<int>(left.count())) < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      char buf[4096];
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_count;
-      } else {
-        (i == 0 ? result.out : result.err).append(buf, static_cast<std::size_t>(n));
-      }
-    }
-  }
-  for (auto& f : fds) {
-    if (f.fd >= 0) ::close(f.fd);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  return Result{test_support::runProcess(argv)};
 }
 
 // Directories where the sandbox creates its cgroups (our own groups).

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/process.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -23,50 +25,10 @@ namespace fs = std::filesystem;
 constexpr const char* kMcpgate = MCPGATE_BINARY;
 constexpr const char* kValue = "sk-cli-test-4f9a2c71e0";
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string drain(int fd) {
-  std::string text;
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
-  ::close(fd);
-  return text;
-}
+using Result = mcpgate::test_support::ProcessResult;
 
 Result run(const std::vector<std::string>& argv, const std::string& input = "") {
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
-    return {};
-  }
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  Result result;
-  std::thread errors([&] { result.err = drain(err[0]); });
-  if (!input.empty()) (void)!::write(in[1], input.data(), input.size());
-  ::close(in[1]);
-  result.out = drain(out[0]);
-  errors.join();
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  return mcpgate::test_support::runProcess(argv, input);
 }
 
 class SecretCliTest : public ::testing::Test {
