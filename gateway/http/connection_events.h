@@ -3,6 +3,11 @@
 // The transport's member functions: Writing an answer as an SSE stream.
 // Apart so that each TLS piece compiles in a file of its own (connection_impl.h).
 
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <string_view>
+
 #include "gateway/http/connection_impl.h"
 
 namespace mcpgate::gateway::transport {
@@ -25,6 +30,13 @@ awaitable<bool> Connection<Stream>::streamEvents(const Exchange& exchange, Event
   auto [ec, n] = co_await http::async_write_header(stream_, serializer, as_tuple(use_awaitable));
   Mailbox::Batch& batch = stream.first;
   std::string events;
+  // Chunks are framed here (size in hex, CRLF, data, CRLF; the last one "0" CRLF CRLF), as
+  // Beast's make_chunk would, but with one buffer type for every write: each buffer type
+  // instantiates Beast's TLS write templates once more, which are slow to compile.
+  using Chunk = std::array<asio::const_buffer, 3>;
+  static constexpr std::string_view kCrLf = "\r\n";
+  static constexpr std::string_view kLastChunk = "0\r\n\r\n";
+  char size[24];
   while (!ec) {
     events.clear();
     for (const auto& m : batch.messages) {
@@ -38,14 +50,17 @@ awaitable<bool> Connection<Stream>::streamEvents(const Exchange& exchange, Event
     }
     if (!events.empty()) {
       lowest().expires_after(kWriteTimeout);
-      std::tie(ec, n) = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(events)),
-                                                   as_tuple(use_awaitable));
+      char* end = std::to_chars(size, size + sizeof size - 2, events.size(), 16).ptr;
+      end = std::copy_n(kCrLf.data(), kCrLf.size(), end);
+      const Chunk chunk{asio::buffer(size, static_cast<std::size_t>(end - size)),
+                        asio::buffer(events), asio::buffer(kCrLf)};
+      std::tie(ec, n) = co_await asio::async_write(stream_, chunk, as_tuple(use_awaitable));
       if (ec) break;
     }
     if (batch.finished) {
       lowest().expires_after(kWriteTimeout);
-      std::tie(ec, n) =
-          co_await asio::async_write(stream_, http::make_chunk_last(), as_tuple(use_awaitable));
+      const Chunk last{asio::buffer(kLastChunk), asio::const_buffer(), asio::const_buffer()};
+      std::tie(ec, n) = co_await asio::async_write(stream_, last, as_tuple(use_awaitable));
       lowest().expires_never();
       co_return !ec && exchange.keep_alive;
     }
