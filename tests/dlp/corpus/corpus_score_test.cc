@@ -150,8 +150,13 @@ constexpr double kMaxFreshBenignFpRate = 0.01;
 constexpr double kMinFreshSecretRecall = 0.94;
 // holdout_dev (gen_holdout.py): written before the second detector and not tuned on line by
 // line; the honest estimate for unseen wording.
-constexpr double kMinHoldoutInjectionRecall = 0.80;
+constexpr double kMinHoldoutInjectionRecall = 0.83;
 constexpr double kMaxHoldoutBenignFpRate = 0.01;
+// tune2 (gen_tune2.py): written after holdout_dev was frozen and tuned on. Its two benign
+// misses are security prose quoting 'ignore previous instructions' (a known limit: the detector
+// does not see quotation).
+constexpr double kMinTune2InjectionRecall = 0.95;
+constexpr double kMaxTune2BenignFpRate = 0.04;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -174,7 +179,9 @@ TEST(Corpus, ScoresShippedPacks) {
            {"benign_fresh.jsonl", "benign_fresh"},
            {"secrets_fresh.jsonl", "secret_fresh"},
            {"injections_holdout.jsonl", "injection_holdout"},
-           {"benign_holdout.jsonl", "benign_holdout"}}) {
+           {"benign_holdout.jsonl", "benign_holdout"},
+           {"injections_tune2.jsonl", "injection_tune2"},
+           {"benign_tune2.jsonl", "benign_tune2"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -211,6 +218,8 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_GE(all.label["secret_fresh"].rate(), kMinFreshSecretRecall);
   EXPECT_GE(all.label["injection_holdout"].rate(), kMinHoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_holdout"].rate(), kMaxHoldoutBenignFpRate);
+  EXPECT_GE(all.label["injection_tune2"].rate(), kMinTune2InjectionRecall);
+  EXPECT_LE(all.label["benign_tune2"].rate(), kMaxTune2BenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }

@@ -22,6 +22,7 @@ import gen_injections
 import gen_benign
 import gen_fresh
 import gen_holdout
+import gen_tune2
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -194,6 +195,10 @@ def main():
     holdout_injections, holdout_benign = gen_holdout.holdout()
     counts["injections_holdout.jsonl"] = write("injections_holdout.jsonl", holdout_injections)
     counts["benign_holdout.jsonl"] = write("benign_holdout.jsonl", holdout_benign)
+    # tune2: written after holdout_dev was frozen, to tune on new wording without the holdout.
+    tune2_injections, tune2_benign = gen_tune2.tune2()
+    counts["injections_tune2.jsonl"] = write("injections_tune2.jsonl", tune2_injections)
+    counts["benign_tune2.jsonl"] = write("benign_tune2.jsonl", tune2_benign)
     for k, v in counts.items():
         print(f"{k}: {v}")
 
