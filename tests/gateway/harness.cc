@@ -326,6 +326,8 @@ Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>&
     ::execl(bin.c_str(), bin.c_str(), "serve", "-c", config.c_str(), nullptr);
     ::_exit(127);
   }
+  // A gateway that compiles the shipped packs without a cache (about 2 s of CPU) takes several
+  // times that on a loaded machine; the wait ends as soon as the port is logged.
   bool up = waitUntil(
       [&] {
         std::string text = log();
@@ -338,7 +340,7 @@ Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>&
         port_ = std::stoi(text.substr(colon + 1));
         return true;
       },
-      std::chrono::seconds(10));
+      std::chrono::seconds(30));
   if (!up) throw std::runtime_error("gateway did not start; log:\n" + log());
 }
 
