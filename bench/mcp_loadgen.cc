@@ -95,6 +95,7 @@ constexpr const char* kUsage =
     "usage: mcp_loadgen (--url http://HOST:PORT/PATH | --direct \"CMD [ARGS...]\")\n"
     "         [--sessions N] [--duration SEC] [--warmup SEC] [--rate CALLS_PER_S]\n"
     "         [--payload BYTES] [--secrets] [--idle SEC] [--threads T] [--print-payload]\n"
+    "         [--fixed-answer]\n"
     "  --sessions N     concurrent MCP sessions, each its own connection or child (1)\n"
     "  --duration SEC   measured time (5); --warmup SEC before it is not recorded (1)\n"
     "  --rate R         total tools/call per second, open loop; 0 = closed loop (0)\n"
@@ -104,6 +105,9 @@ constexpr const char* kUsage =
     "                   seconds with no traffic, close them; report counts only\n"
     "  --threads T      threads running the io_context (1)\n"
     "  --print-payload  write the payload text to stdout and exit\n"
+    "  --fixed-answer   the server answers every request with one fixed JSON-RPC\n"
+    "                   result (a ceiling such as nginx serving a static answer):\n"
+    "                   any result counts; ids and echoes are not checked\n"
     "Prints one JSON object on stdout; exits 0 when there were no errors, 1 otherwise.\n";
 
 struct Options {
@@ -118,6 +122,7 @@ struct Options {
   std::optional<double> idle;
   int threads = 1;
   bool print_payload = false;
+  bool fixed_answer = false;
 };
 
 // --- command line --------------------------------------------------------
@@ -170,6 +175,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     }
     if (arg == "--print-payload") {
       o.print_payload = true;
+      continue;
+    }
+    if (arg == "--fixed-answer") {
+      o.fixed_answer = true;
       continue;
     }
     if (!has_value) return std::nullopt;
@@ -430,6 +439,7 @@ class Session {
       error("jsonrpc_error", *reply_.error);
       return std::nullopt;
     }
+    if (shared_.options.fixed_answer && reply_.result) return bench::EchoCheck::kExact;
     std::optional<std::string_view> text;
     if (reply_.result) {
       if (auto content = bench::member(*reply_.result, "content")) {
@@ -572,7 +582,8 @@ class Session {
       error("bad_response", payload);
       co_return Step::kSoft;
     }
-    if (!reply_.id || *reply_.id != std::string_view(id_, id_size_)) {
+    if (!shared_.options.fixed_answer &&
+        (!reply_.id || *reply_.id != std::string_view(id_, id_size_))) {
       error("id_mismatch", *json);
       co_return Step::kSoft;
     }

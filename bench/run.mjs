@@ -2,10 +2,11 @@
 // server behind each system, the same native load generator, one run.
 //
 //   node bench/run.mjs [--smoke] [--build DIR] [--out FILE] [--plots DIR]
-//   node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] [--secrets] [--rate R] [--build DIR]
+//   node bench/run.mjs --ab OTHER_MCPGATE [--nodlp] [--rounds N] [--secrets] [--rate R] [--build DIR]
 //   node bench/run.mjs --compare SYSTEM,... [--rounds N] [--secrets] [--rate R] [--build DIR]
 //
 // Systems: direct (pipes, no HTTP), bare (a Beast server answering itself),
+// nginx (a static JSON-RPC answer: the ceiling with --compare),
 // relay (the same server relaying each body to a child echo server per
 // session over pipes, parsing nothing: the ceiling for any stdio-to-HTTP
 // gateway), mcpgate without DLP and with the full shipped rule pack, supergateway, and
@@ -17,7 +18,8 @@
 //
 // --ab compares two gateway binaries, for one optimisation: OTHER_MCPGATE
 // (say, a build of the commit before) and the build's own, each with the
-// full rule pack, 16 sessions, 4 KiB (--secrets: with secrets to redact),
+// full rule pack (--nodlp: DLP off in both), 16 sessions, 4 KiB (--secrets:
+// with secrets to redact),
 // alternating for N rounds (5), and prints the medians of calls/s and of the
 // gateway's CPU per call. --compare does the same for systems of the full run
 // by name (say bare,relay,mcpgate-dlp), with each one's share of the first
@@ -25,7 +27,7 @@
 // offers R calls/s in total instead of a closed loop (for latency at a given
 // load). Neither writes anything.
 
-import {spawn} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import {setMaxListeners} from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,7 +45,7 @@ const SOURCE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 
 function parseArgs(argv) {
   const options = {smoke: false, build: path.join(SOURCE_DIR, 'build'), out: null, plots: null,
-    ab: null, compare: null, rounds: 5, secrets: false, rate: 0};
+    ab: null, compare: null, rounds: 5, secrets: false, rate: 0, nodlp: false};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -58,6 +60,7 @@ function parseArgs(argv) {
     else if (a === '--compare') options.compare = value().split(',');
     else if (a === '--rounds') options.rounds = Number(value());
     else if (a === '--secrets') options.secrets = true;
+    else if (a === '--nodlp') options.nodlp = true;
     else if (a === '--rate') options.rate = Number(value());
     else usage(`unknown argument ${a}`);
   }
@@ -75,7 +78,7 @@ function parseArgs(argv) {
 
 function usage(why) {
   console.error(`bench/run.mjs: ${why}\nusage: node bench/run.mjs [--smoke] [--build DIR] ` +
-      '[--out FILE] [--plots DIR]\n       node bench/run.mjs --ab OTHER_MCPGATE [--rounds N] ' +
+      '[--out FILE] [--plots DIR]\n       node bench/run.mjs --ab OTHER_MCPGATE [--nodlp] [--rounds N] ' +
       '[--secrets] [--rate R] [--build DIR]\n       node bench/run.mjs --compare SYSTEM,... ' +
       '[--rounds N] [--rate R] ' +
       '[--secrets] [--build DIR]');
@@ -92,6 +95,7 @@ const BIN = {
   bare: path.join(options.build, 'bench/mcp_bare_server'),
   loadgen: path.join(options.build, 'bench/mcp_loadgen'),
   supergateway: path.join(SOURCE_DIR, 'node_modules/supergateway/dist/index.js'),
+  nginx: '/usr/sbin/nginx',
   everything: path.join(SOURCE_DIR,
       'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
 };
@@ -165,6 +169,46 @@ function bareSystem(name, args = []) {
   };
 }
 
+// nginx (the Debian package) answering every POST with one static JSON-RPC
+// result about as large as the echo's (3.9 of 4 KiB of text): the ceiling for any HTTP front end on this
+// machine, with a production server's HTTP code. Its own config in a
+// directory of the work dir, on a free loopback port, as many workers as the
+// gateway has threads (one per core). The load generator counts its answers
+// without checking ids or echoes (--fixed-answer).
+function nginxConfig(dir, port) {
+  // nginx.conf takes at most 4 KiB in one token: the echo's text, cut to fit.
+  const text = spawnSync(BIN.loadgen, ['--print-payload', '--payload', '4096'],
+      {encoding: 'utf8'}).stdout.slice(0, 3900);
+  const answer = JSON.stringify({jsonrpc: '2.0', id: 1,
+    result: {content: [{type: 'text', text}]}});
+  if (/['\\$]/.test(answer)) throw new Error('the static answer needs quoting for nginx.conf');
+  const file = path.join(dir, 'nginx.conf');
+  fs.writeFileSync(file, [
+    'daemon off;',
+    'master_process on;',
+    `worker_processes ${os.availableParallelism()};`,
+    `pid ${path.join(dir, 'nginx.pid')};`,
+    `error_log ${path.join(dir, 'error.log')} warn;`,
+    'events { worker_connections 4096; }',
+    'http {',
+    '  access_log off;',
+    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+        (t) => `  ${t}_temp_path ${path.join(dir, t)};`),
+    // Sessions keep their connection for the whole run, as with the gateway.
+    '  keepalive_requests 100000000;',
+    '  keepalive_timeout 600s;',
+    '  client_body_buffer_size 1m;',
+    '  client_max_body_size 1m;',
+    '  server {',
+    `    listen 127.0.0.1:${port};`,
+    `    location / { default_type application/json; return 200 '${answer}'; }`,
+    '  }',
+    '}',
+    '',
+  ].join('\n'));
+  return file;
+}
+
 const SYSTEMS = {
   direct: {
     name: 'direct',
@@ -176,6 +220,25 @@ const SYSTEMS = {
   relay: bareSystem('relay', ['--relay', BIN.echo]),
   'mcpgate-nodlp': mcpgateSystem('mcpgate-nodlp', {dlp: false}),
   'mcpgate-dlp': mcpgateSystem('mcpgate-dlp', {dlp: true}),
+  nginx: {
+    name: 'nginx',
+    async start() {
+      const dir = fs.mkdtempSync(path.join(work, 'nginx-'));
+      const port = await freePort();
+      const p = await startProcess('nginx', BIN.nginx,
+          ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', nginxConfig(dir, port)],
+          () => null, {logDir: work, poll: async () => {
+            try {
+              return (await fetch(`http://127.0.0.1:${port}/mcp/echo`, {method: 'POST'})).ok ?
+                port : null;
+            } catch {
+              return null;  // not listening yet
+            }
+          }});
+      return {url: `http://127.0.0.1:${port}/mcp/echo`, pid: p.pid, stop: p.stop,
+        fixedAnswer: true};
+    },
+  },
   supergateway: {
     name: 'supergateway',
     async start() {
@@ -213,7 +276,8 @@ async function load(target, {sessions, payload, secrets = false, rate = 0, durat
   const args = target.direct ? ['--direct', target.direct] : ['--url', target.url];
   args.push('--sessions', String(sessions), '--payload', String(payload));
   if (!idle) args.push('--duration', String(duration), '--warmup', String(warmup));
-  if (secrets) args.push('--secrets');
+  if (secrets && !target.fixedAnswer) args.push('--secrets');
+  if (target.fixedAnswer) args.push('--fixed-answer');
   if (rate) args.push('--rate', String(Math.round(rate)));
   if (idle) args.push('--idle', String(idle));
   const child = spawn(BIN.loadgen, args, {stdio: ['ignore', 'pipe', 'pipe']});
@@ -515,7 +579,8 @@ async function alternatingRuns(entries) {
 
 if (options.ab) {
   const gateway = (label, binary) => [label, `${label} (${binary})`,
-    (round) => mcpgateSystem(`ab-${round}-${label.replace(' ', '-')}`, {dlp: true, binary})];
+    (round) => mcpgateSystem(`ab-${round}-${label.replace(' ', '-')}`,
+        {dlp: !options.nodlp, binary})];
   await alternatingRuns([gateway('other', options.ab), gateway('this build', BIN.mcpgate)]);
   process.exit(0);
 }

@@ -39,6 +39,7 @@ test_packages=(
   bubblewrap wrk gnuplot-nox  # benchmarks: peers to compare against, plots
   clang-16 libclang-rt-16-dev # fuzz targets: libFuzzer; clang 16 compiles libstdc++'s <expected>
   clang-tidy-14               # scripts/tidy.sh: clang-tidy on the lines a change touches (CI)
+  nginx                       # bench/run.mjs: the static-answer ceiling (its own config, loopback)
 )
 container_packages=(
   podman runc                 # build and run the image (runc: crun refuses hybrid cgroups)
