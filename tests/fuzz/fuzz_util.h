@@ -10,18 +10,9 @@
 #include <string_view>
 
 #include "dlp/rule_set.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace mcpgate::fuzz {
-
-// A property of the code under test does not hold for this input.
-[[noreturn]] inline void broken(std::string_view what) {
-  std::fprintf(stderr, "property broken: %.*s\n", static_cast<int>(what.size()), what.data());
-  std::abort();
-}
-
-inline void check(bool ok, std::string_view what) {
-  if (!ok) broken(what);
-}
 
 inline std::shared_ptr<const dlp::RuleSet> shippedRules() {
   static const auto rules = [] {
