@@ -47,8 +47,8 @@ std::string encodeBase64Url(std::string_view bytes) {
   out.reserve((bytes.size() * 4 + 2) / 3);
   std::uint32_t bits = 0;
   int count = 0;
-  for (unsigned char b : bytes) {
-    bits = (bits << 8) | b;
+  for (const char c : bytes) {
+    bits = (bits << 8) | static_cast<unsigned char>(c);
     count += 8;
     while (count >= 6) {
       count -= 6;
