@@ -23,17 +23,9 @@ namespace {
 using namespace tests;
 
 Child spawnProbe(std::vector<std::string> actions) {
-  SpawnSpec spec;
-  spec.name = "probe";
-  spec.command = kProbe;
-  spec.args = std::move(actions);
-  SandboxPolicy policy;
-  policy.commands = {kProbe};
-  policy.binds = {{kProbeDir, "/opt/probe", true}};
+  SpawnSpec spec = sandboxedProbe(std::move(actions));
   // As an unprivileged gateway would run it, too: no cgroup is needed to show the pipe behaviour.
-  policy.on_unavailable = OnUnavailable::kDegrade;
-  spec.sandbox = policy;
-  spec.init_binary = kInit;
+  spec.sandbox->on_unavailable = OnUnavailable::kDegrade;
   auto child = spawn(spec);
   EXPECT_TRUE(child) << child.error().message;
   return child ? std::move(*child) : Child{};

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/policy.h"
+#include "sandbox/spawn.h"
 #include "tests/support/process.h"
 
 namespace mcpgate::sandbox::tests {
@@ -73,6 +75,20 @@ inline std::vector<std::string> leftoverCgroups(pid_t supervisor) {
     }
   }
   return left;
+}
+
+// escape_probe with `actions`, sandboxed as the gateway would spawn it (its directory bound).
+inline SpawnSpec sandboxedProbe(std::vector<std::string> actions) {
+  SpawnSpec spec;
+  spec.name = "probe";
+  spec.command = kProbe;
+  spec.args = std::move(actions);
+  SandboxPolicy policy;
+  policy.commands = {kProbe};
+  policy.binds = {{kProbeDir, "/opt/probe", true}};
+  spec.sandbox = policy;
+  spec.init_binary = kInit;
+  return spec;
 }
 
 enum class As { kRoot, kNobody };

@@ -74,19 +74,6 @@ std::string readUntil(const Child& child, const std::string& needle) {
   return text;
 }
 
-SpawnSpec sandboxedProbe(std::vector<std::string> actions) {
-  SpawnSpec spec;
-  spec.name = "probe";
-  spec.command = kProbe;
-  spec.args = std::move(actions);
-  SandboxPolicy policy;
-  policy.commands = {kProbe};
-  policy.binds = {{kProbeDir, "/opt/probe", true}};
-  spec.sandbox = policy;
-  spec.init_binary = kInit;
-  return spec;
-}
-
 TEST(Spawn, WithoutAPolicyBehavesAsBefore) {
   SpawnSpec spec{"echo", "echo", {"plain"}, {{"GREETING", "hi"}}, ""};
   auto child = spawn(spec);
