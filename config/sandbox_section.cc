@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "config/units.h"
+#include "egress/allowlist.h"
 #include "sandbox/bind_source.h"
 #include "sandbox/command.h"
 #include "sandbox/uts.h"
@@ -47,6 +48,7 @@ std::expected<void, std::string> checkRunnable(const ServerConfig& server) {
 void applySettings(const SandboxSettings& settings, sandbox::SandboxPolicy& policy) {
   if (settings.on_unavailable) policy.on_unavailable = *settings.on_unavailable;
   if (settings.network) policy.network = *settings.network;
+  if (settings.allow) policy.allow = *settings.allow;
   if (settings.commands) policy.commands = *settings.commands;
   const auto set = [](const std::optional<std::uint64_t>& from, std::uint64_t& to) {
     if (from) to = *from;
@@ -102,10 +104,11 @@ class SandboxLoader : private detail::Reader {
               v == "fail" ? sandbox::OnUnavailable::kFail : sandbox::OnUnavailable::kDegrade;
         });
       } else if (item.key == "network") {
-        done = loadChoice(item, item_path, {"none", "host"}, [&](std::string_view v) {
-          settings.network =
-              v == "none" ? sandbox::NetworkMode::kNone : sandbox::NetworkMode::kHost;
+        done = loadChoice(item, item_path, {"none", "host", "allowlist"}, [&](std::string_view v) {
+          settings.network = sandbox::parseNetworkMode(v);
         });
+      } else if (item.key == "allow") {
+        done = loadAllow(item, item_path, settings);
       } else if (global && item.key == "commands") {
         done = loadCommands(item, item_path, settings);
       } else if (item.key == "limits") {
@@ -131,12 +134,12 @@ class SandboxLoader : private detail::Reader {
                     "(servers.NAME.sandbox.hostname; the default is mcp-NAME)");
       } else if (global) {
         done = unknownKey(item, "in " + path,
-                          {"on_unavailable", "network", "commands", "limits", "binds", "env",
-                           "stderr", "tmp_exec", "home_exec"});
+                          {"on_unavailable", "network", "allow", "commands", "limits", "binds",
+                           "env", "stderr", "tmp_exec", "home_exec"});
       } else {
         done = unknownKey(item, "in " + path,
-                          {"network", "limits", "binds", "env", "hostname", "stderr", "tmp_exec",
-                           "home_exec"});
+                          {"network", "allow", "limits", "binds", "env", "hostname", "stderr",
+                           "tmp_exec", "home_exec"});
       }
       if (!done) return std::unexpected(done.error());
     }
@@ -144,6 +147,25 @@ class SandboxLoader : private detail::Reader {
   }
 
  private:
+  // allow: ["api.example.com:443", "*.example.org", "203.0.113.0/24", "[2001:db8::1]:8080"]
+  [[nodiscard]] std::expected<void, Error> loadAllow(const Entry& e, const std::string& path,
+                                                     SandboxSettings& settings) const {
+    constexpr std::string_view kKind =
+        "a list of host names, *.domains, addresses or CIDRs, each with an optional :port";
+    if (!e.value.IsSequence()) return fail(e.line(), path + " must be " + std::string(kKind));
+    std::vector<std::string> allow;
+    for (const YAML::Node& item : e.value) {
+      auto text = scalar(item, lineOf(item), path, kKind);
+      if (!text) return std::unexpected(text.error());
+      if (auto entry = egress::parseAllowEntry(*text); !entry) {
+        return fail(lineOf(item), path + " entry '" + *text + "': " + entry.error());
+      }
+      allow.push_back(std::move(*text));
+    }
+    settings.allow = std::move(allow);
+    return {};
+  }
+
   // stderr: {lines_per_second, burst, max_line_bytes}; unset keys keep the defaults.
   [[nodiscard]] std::expected<void, Error> loadStderr(const Entry& e, const std::string& path,
                                                       SandboxSettings& settings) const {
@@ -391,8 +413,12 @@ class SandboxLoader : private detail::Reader {
 
 // The keys a server's own `sandbox:` may set, with their effective values.
 void emitSandboxCommon(YAML::Emitter& out, const sandbox::SandboxPolicy& policy) {
-  out << YAML::Key << "network" << YAML::Value
-      << (policy.network == sandbox::NetworkMode::kNone ? "none" : "host");
+  out << YAML::Key << "network" << YAML::Value << std::string(sandbox::networkName(policy.network));
+  if (!policy.allow.empty()) {
+    out << YAML::Key << "allow" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const std::string& entry : policy.allow) out << entry;
+    out << YAML::EndSeq;
+  }
   const sandbox::Limits& limits = policy.limits;
   out << YAML::Key << "limits" << YAML::Value << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "memory" << YAML::Value << formatSize(limits.memory_bytes);

@@ -26,6 +26,7 @@ struct SandboxSettings {
   int line = 0;  // of the `sandbox` key
   std::optional<sandbox::OnUnavailable> on_unavailable;
   std::optional<sandbox::NetworkMode> network;
+  std::optional<std::vector<std::string>> allow;  // egress entries, checked by egress/
   std::optional<std::vector<std::string>> commands;
   std::optional<std::uint64_t> memory_bytes;
   std::optional<std::uint64_t> processes;

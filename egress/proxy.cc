@@ -143,9 +143,9 @@ std::optional<Target> parseHead(std::string_view head, std::string& error) {
 
 class ProxyImpl : public Proxy, public std::enable_shared_from_this<ProxyImpl> {
  public:
-  ProxyImpl(asio::io_context& io, tcp::acceptor acceptor,
+  ProxyImpl(asio::any_io_executor executor, tcp::acceptor acceptor,
             std::shared_ptr<const ProxySettings> settings)
-      : io_(io), acceptor_(std::move(acceptor)), settings_(std::move(settings)) {}
+      : io_(std::move(executor)), acceptor_(std::move(acceptor)), settings_(std::move(settings)) {}
 
   void run() {
     asio::co_spawn(
@@ -332,7 +332,9 @@ class ProxyImpl : public Proxy, public std::enable_shared_from_this<ProxyImpl> {
     co_await (pump(client, upstream) && pump(upstream, client));
   }
 
-  asio::io_context& io_;
+  // Every coroutine of this proxy runs here: give it a strand (or a
+  // single-threaded io_context), since `active_` is not atomic.
+  asio::any_io_executor io_;
   tcp::acceptor acceptor_;
   std::shared_ptr<const ProxySettings> settings_;
   std::size_t active_ = 0;
@@ -340,11 +342,17 @@ class ProxyImpl : public Proxy, public std::enable_shared_from_this<ProxyImpl> {
 
 }  // namespace
 
-std::shared_ptr<Proxy> Proxy::start(asio::io_context& io, tcp::acceptor acceptor,
+std::shared_ptr<Proxy> Proxy::start(asio::any_io_executor executor, tcp::acceptor acceptor,
                                     std::shared_ptr<const ProxySettings> settings) {
-  auto proxy = std::make_shared<ProxyImpl>(io, std::move(acceptor), std::move(settings));
+  auto proxy = std::make_shared<ProxyImpl>(std::move(executor), std::move(acceptor),
+                                           std::move(settings));
   proxy->run();
   return proxy;
+}
+
+std::shared_ptr<Proxy> Proxy::start(asio::io_context& io, tcp::acceptor acceptor,
+                                    std::shared_ptr<const ProxySettings> settings) {
+  return start(io.get_executor(), std::move(acceptor), std::move(settings));
 }
 
 }  // namespace mcpgate::egress

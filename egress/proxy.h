@@ -8,6 +8,7 @@
 // a name cannot be re-pointed between the check and the connect. Every
 // decision goes to `on_decision` (the gateway's log line and audit record).
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
@@ -47,7 +48,11 @@ struct ProxySettings {
 class Proxy {
  public:
   // Serves connections accepted on `acceptor` (already listening) until
-  // stop() or destruction.
+  // stop() or destruction. Everything runs on `executor`: a strand, or a
+  // single-threaded io_context.
+  static std::shared_ptr<Proxy> start(boost::asio::any_io_executor executor,
+                                      boost::asio::ip::tcp::acceptor acceptor,
+                                      std::shared_ptr<const ProxySettings> settings);
   static std::shared_ptr<Proxy> start(boost::asio::io_context& io,
                                       boost::asio::ip::tcp::acceptor acceptor,
                                       std::shared_ptr<const ProxySettings> settings);

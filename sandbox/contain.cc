@@ -95,6 +95,9 @@ void hideCommandLine() {
 
 // Where say() writes: stderr, or the caller's report channel (runContained).
 int report_fd = STDERR_FILENO;
+// network: allowlist: where the supervisor hands the init's proxy listener to
+// the gateway (-1: no gateway, as in `sandbox run`: nothing leaves).
+int egress_fd = -1;
 
 void say(const std::string& text) {
   std::string line = std::string(kSupervisorLinePrefix) + text + "\n";
@@ -273,6 +276,7 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
 [[noreturn]] void sandboxInit(const Prepared& p, int go_fd, int error_fd) {
   // The report channel is the supervisor's; the server must not write to it.
   if (report_fd != STDERR_FILENO) ::close(report_fd);
+  if (egress_fd >= 0) ::close(egress_fd);
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(kExitSandboxFailed);  // supervisor gone
   hideCommandLine();
@@ -294,7 +298,15 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
   }
 
   orFail(setHostname(p.hostname), error_fd);
-  if (p.policy->network == NetworkMode::kNone) orFail(bringUpLoopback(), error_fd);
+  if (p.policy->network != NetworkMode::kHost) orFail(bringUpLoopback(), error_fd);
+  if (p.policy->network == NetworkMode::kAllowlist) {
+    // Made here, in the sandbox's namespace, as the sandbox user, and kept by
+    // no process inside: only the gateway accepts on it.
+    auto listener = openEgressListener();
+    orFail(listener, error_fd);
+    if (!sendDescriptor(go_fd, listener->get()))
+      fail(error_fd, kExitSandboxFailed, sysError("pass the egress listener").message);
+  }
   orFail(buildRoot(*p.policy, *bind_sources), error_fd);
   bind_sources->clear();  // the server must not inherit them (they are close-on-exec too)
   const std::string& cwd = p.spec->cwd.empty() ? std::string(kSandboxHome) : p.spec->cwd;
@@ -352,8 +364,10 @@ pid_t cloneInto(unsigned long flags) {
 
 }  // namespace
 
-int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel) {
+int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel,
+                 int egress_channel) {
   report_fd = report_channel;
+  egress_fd = egress_channel;
   const SandboxPolicy& policy = *spec.sandbox;
   bool degrade = policy.on_unavailable == OnUnavailable::kDegrade;
   LayerReport report;
@@ -385,6 +399,10 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel) 
   auto declared = spec.env;
   declared.insert(declared.end(), policy.env.begin(), policy.env.end());
   p.env = buildSandboxEnv(declared);
+  if (policy.network == NetworkMode::kAllowlist) {
+    addProxyEnv(p.env, "http://127.0.0.1:" + std::to_string(kEgressProxyPort),
+                policy.node_proxy_preload);
+  }
   p.hostname = policy.hostname.empty() ? defaultHostname(spec.name) : policy.hostname;
 
   // Namespaces: user, pid, mount, ipc, uts, cgroup, and network unless host.
@@ -399,9 +417,10 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel) 
   UniqueFd go_read(go[0]), go_write(go[1]), verdict_read(verdict[0]), verdict_write(verdict[1]);
   unsigned long flags =
       CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-  bool own_net = policy.network == NetworkMode::kNone;
+  bool own_net = policy.network != NetworkMode::kHost;
   pid_t init = cloneInto(flags | (own_net ? CLONE_NEWNET : 0));
-  if (init < 0 && own_net && degrade) {
+  // An allowlist never degrades to the host's network: that would allow everything.
+  if (init < 0 && own_net && degrade && policy.network == NetworkMode::kNone) {
     report.degraded.emplace_back("network", sysError("clone(CLONE_NEWNET)").message);
     own_net = false;
     init = cloneInto(flags);
@@ -470,6 +489,13 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel) 
   if (own_net) report.enforced.insert(report.enforced.begin() + 3, "network");
   if (!own_net && policy.network == NetworkMode::kHost)
     report.noted.push_back("network: host (by policy)");
+  if (policy.network == NetworkMode::kAllowlist) {
+    report.enforced.push_back("egress-allowlist");
+    report.noted.push_back(
+        egress_fd >= 0 ? "network: allowlist, through the gateway's egress proxy at 127.0.0.1:" +
+                             std::to_string(kEgressProxyPort)
+                       : "network: allowlist without a gateway to run the proxy: nothing leaves");
+  }
   if (cgroup.hasMemory()) report.enforced.push_back("cgroup-memory");
   if (cgroup.hasPids()) report.enforced.push_back("cgroup-pids");
   if (cgroup.hasCpu()) report.enforced.push_back("cgroup-cpu");
@@ -492,6 +518,15 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel) 
   if (!sendRelease(go_write.get(), *program, *cgroup_join, data_limit))
     return abort(sysError("send the seccomp program to the sandbox init").message);
   cgroup_join->clear();
+  if (policy.network == NetworkMode::kAllowlist) {
+    // Sent by the init before it waited for the release. None: the init
+    // failed, and its verdict says why.
+    UniqueFd listener = receiveDescriptor(go_write.get());
+    if (listener.valid() && egress_fd >= 0 && !sendDescriptor(egress_fd, listener.get()))
+      return abort(sysError("hand the egress listener to the gateway").message);
+  }
+  if (egress_fd >= 0) ::close(egress_fd);
+  egress_fd = -1;
   ChildResult verdict_result = readVerdict(verdict_read.get());
   if (verdict_result.code != 0) {
     ::waitpid(init, nullptr, 0);

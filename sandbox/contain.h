@@ -18,7 +18,8 @@ namespace mcpgate::sandbox {
 // this process's stdio, forwards termination signals, and returns the
 // command's exit code (128 + signal when killed). Errors go to stderr.
 // `seccomp`: the program compiled by spawn()'s caller; empty, it is compiled here.
+// `egress_fd`: a unix socket to the gateway, for network: allowlist (net.h).
 [[nodiscard]] int runContained(const SpawnSpec& spec, BpfProgram seccomp = {},
-                               int report_fd = 2);
+                               int report_fd = 2, int egress_fd = -1);
 
 }  // namespace mcpgate::sandbox

@@ -229,6 +229,7 @@ int probe(std::ostream& out) {
 int sandboxInitMain(std::span<char* const> args) {
   int fd = -1;
   int report_fd = STDERR_FILENO;
+  int egress_fd = -1;
   pid_t parent = 0;
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
     auto n = count(args[i + 1]);
@@ -236,6 +237,9 @@ int sandboxInitMain(std::span<char* const> args) {
     if (std::strcmp(args[i], "--parent-pid") == 0 && n) parent = static_cast<pid_t>(*n);
     if (std::strcmp(args[i], "--report-fd") == 0 && n && *n > 2 && *n < 1024) {
       report_fd = static_cast<int>(*n);
+    }
+    if (std::strcmp(args[i], "--egress-fd") == 0 && n && *n > 2 && *n < 1024) {
+      egress_fd = static_cast<int>(*n);
     }
   }
   if (parent > 0) {
@@ -259,7 +263,7 @@ int sandboxInitMain(std::span<char* const> args) {
     (void)::write(STDERR_FILENO, msg.data(), msg.size());
     return kExitSandboxFailed;
   }
-  return runContained(*spec, std::move(spec->seccomp), report_fd);
+  return runContained(*spec, std::move(spec->seccomp), report_fd, egress_fd);
 }
 
 int runSpec(const SpawnSpec& spec, std::ostream& out, std::ostream& err) {

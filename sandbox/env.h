@@ -27,4 +27,11 @@ struct SandboxEnv {
 [[nodiscard]] SandboxEnv buildSandboxEnv(
     const std::vector<std::pair<std::string, std::string>>& declared);
 
+// network: allowlist: the variables that send HTTP clients to the egress proxy
+// at `proxy_url` (both spellings: curl reads only lower-case http_proxy, Go
+// and Python either), an empty NO_PROXY (loopback of the sandbox is not the
+// target of anything useful), and, when `node_preload` is set, NODE_OPTIONS
+// requiring it. They replace what the config set under those names.
+void addProxyEnv(SandboxEnv& env, const std::string& proxy_url, const std::string& node_preload);
+
 }  // namespace mcpgate::sandbox

@@ -46,6 +46,25 @@ std::expected<std::uint64_t, Error> parseCores(std::string_view text) {
   return static_cast<std::uint64_t>(cores * 1000 + 0.5);
 }
 
+std::string_view networkName(NetworkMode mode) {
+  switch (mode) {
+    case NetworkMode::kHost:
+      return "host";
+    case NetworkMode::kAllowlist:
+      return "allowlist";
+    case NetworkMode::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::optional<NetworkMode> parseNetworkMode(std::string_view text) {
+  if (text == "none") return NetworkMode::kNone;
+  if (text == "host") return NetworkMode::kHost;
+  if (text == "allowlist") return NetworkMode::kAllowlist;
+  return std::nullopt;
+}
+
 std::expected<void, Error> validatePolicy(const SandboxPolicy& policy) {
   for (const auto& bind : policy.binds) {
     if (bind.src.empty() || bind.src[0] != '/') {
@@ -66,6 +85,15 @@ std::expected<void, Error> validatePolicy(const SandboxPolicy& policy) {
   }
   if (policy.hostname.size() > 64) {
     return std::unexpected(Error{"hostname longer than 64 characters: '" + policy.hostname + "'"});
+  }
+  if (policy.network == NetworkMode::kAllowlist && policy.allow.empty()) {
+    return std::unexpected(Error{
+        "network: allowlist needs allow: entries (host names, *.domains, addresses or CIDRs, "
+        "each with an optional :port); with none, use network: none"});
+  }
+  if (policy.network != NetworkMode::kAllowlist && !policy.allow.empty()) {
+    return std::unexpected(
+        Error{"allow: entries apply only with network: allowlist (the proxy enforces them)"});
   }
   if (policy.limits.tmpfs_bytes != 0 && policy.limits.tmpfs_bytes < 4096) {
     return std::unexpected(Error{"tmpfs size must be at least 4KiB"});

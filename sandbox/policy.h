@@ -29,12 +29,19 @@ enum class OnUnavailable {
   kDegrade,  // run with what the host can enforce, and say what is missing
 };
 
-// An egress allowlist will become a third mode (a proxy reached through a
-// bound unix socket), which is why this is an enum and not a bool.
 enum class NetworkMode {
   kNone,  // own network namespace with only loopback up
   kHost,  // the host's network namespace
+  // Own namespace with only loopback, plus a listening socket on
+  // 127.0.0.1:kEgressProxyPort (net.h) inside it that the supervisor hands to
+  // the gateway, whose egress proxy decides on every connection. The server's
+  // environment names it as HTTP(S)_PROXY.
+  kAllowlist,
 };
+
+// "none", "host", "allowlist": the config's and the CLI's words.
+[[nodiscard]] std::string_view networkName(NetworkMode mode);
+[[nodiscard]] std::optional<NetworkMode> parseNetworkMode(std::string_view text);
 
 // Zero means "no limit" for every field.
 struct Limits {
@@ -85,6 +92,13 @@ struct SandboxPolicy {
   // the sandbox init never sees it, so it is not part of the spawn spec).
   StderrLimits stderr_limits;
   std::string hostname;  // empty: "mcp-<server name>"
+  // network: allowlist: the entries the gateway's proxy allows (egress/allowlist.h
+  // syntax, checked by config/). The sandbox builds the way out and never reads them.
+  std::vector<std::string> allow;
+  // network: allowlist: a CommonJS file visible inside the sandbox that makes Node's
+  // fetch use the proxy variables, loaded through NODE_OPTIONS=--require (which the
+  // environment filter refuses from the config). Empty: none.
+  std::string node_proxy_preload;
   // Print one JSON line describing the enforced layers on stderr before the
   // server starts (the gateway logs it; `sandbox run` asks for it with --report).
   bool report = false;

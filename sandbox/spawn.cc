@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,14 +53,21 @@ struct SpawnSetup {
   SpawnSetup& operator=(const SpawnSetup&) = delete;
 };
 
-// Starts `path` with stdio on fresh pipes and, when `spec_fd` is valid, that
-// fd as fd 3 (the sandbox-init's spec) and, with `report_channel`, a fourth
-// pipe as fd 4 (the supervisor's report). Nothing else of ours is inherited.
+// The fds a sandbox supervisor gets beyond stdio, from 3 up in this order.
+struct ExtraFds {
+  int spec = -1;              // the sandbox-init's spec
+  bool report = false;        // a pipe for the supervisor's report
+  int egress = -1;            // the supervisor's end of the egress socketpair
+};
+
+// Starts `path` with stdio on fresh pipes and the `extra` fds numbered from 3
+// (spec, report, egress: each present one takes the next number; the caller
+// names them in argv). Nothing else of ours is inherited.
 std::expected<Child, Error> startProcess(const std::string& path,
                                          std::vector<std::string> argv_strings,
                                          std::vector<std::string> env_strings,
-                                         const std::string& cwd, const UniqueFd& spec_fd,
-                                         bool report_channel = false) {
+                                         const std::string& cwd, const ExtraFds& extra = {}) {
+  const bool report_channel = extra.report;
   auto in = makePipe();
   auto out = makePipe();
   auto err = makePipe();
@@ -78,11 +86,12 @@ std::expected<Child, Error> startProcess(const std::string& path,
   posix_spawn_file_actions_adddup2(&setup.actions, in->read.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&setup.actions, out->write.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&setup.actions, err->write.get(), STDERR_FILENO);
-  if (spec_fd.valid()) posix_spawn_file_actions_adddup2(&setup.actions, spec_fd.get(), 3);
-  if (report_channel) posix_spawn_file_actions_adddup2(&setup.actions, report->write.get(), 4);
+  int next = 3;
+  if (extra.spec >= 0) posix_spawn_file_actions_adddup2(&setup.actions, extra.spec, next++);
+  if (report_channel) posix_spawn_file_actions_adddup2(&setup.actions, report->write.get(), next++);
+  if (extra.egress >= 0) posix_spawn_file_actions_adddup2(&setup.actions, extra.egress, next++);
   // Nothing of the gateway's (sockets, other sessions' pipes) reaches the server.
-  posix_spawn_file_actions_addclosefrom_np(&setup.actions,
-                                           report_channel ? 5 : spec_fd.valid() ? 4 : 3);
+  posix_spawn_file_actions_addclosefrom_np(&setup.actions, next);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&setup.actions, cwd.c_str());
   // The child starts with default signal dispositions and an empty mask, and in
   // its own process group so a terminal's ^C reaches the gateway only.
@@ -152,8 +161,23 @@ std::expected<Child, Error> spawnSandboxed(const SpawnSpec& spec) {
   std::vector<std::string> argv = {init,           "sandbox-init", "--spec-fd", "3",
                                    "--parent-pid", std::to_string(::getpid())};
   if (spec.report_channel) argv.insert(argv.end(), {"--report-fd", "4"});
-  return startProcess(init, std::move(argv), {std::string("PATH=") + kSafePath}, "", spec_fd,
-                      spec.report_channel);
+  UniqueFd egress_ours, egress_theirs;
+  if (spec.sandbox->network == NetworkMode::kAllowlist) {
+    std::array<int, 2> pair{};
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair.data()) != 0)
+      return std::unexpected(Error{errnoText("socketpair for the egress channel", errno)});
+    egress_ours.reset(pair[0]);
+    // Above the numbers it is dup2'ed among, as the spec fd is.
+    egress_theirs.reset(::fcntl(pair[1], F_DUPFD_CLOEXEC, 10));
+    ::close(pair[1]);
+    if (!egress_theirs.valid())
+      return std::unexpected(Error{errnoText("dup of the egress channel", errno)});
+    argv.insert(argv.end(), {"--egress-fd", spec.report_channel ? "5" : "4"});
+  }
+  auto child = startProcess(init, std::move(argv), {std::string("PATH=") + kSafePath}, "",
+                            {spec_fd.get(), spec.report_channel, egress_theirs.get()});
+  if (child) child->egress_fd = std::move(egress_ours);
+  return child;
 }
 
 }  // namespace
@@ -191,7 +215,7 @@ std::expected<Child, Error> spawn(const SpawnSpec& spec) {
   std::vector<std::string> argv_strings;
   argv_strings.push_back(spec.command);
   argv_strings.insert(argv_strings.end(), spec.args.begin(), spec.args.end());
-  return startProcess(*path, std::move(argv_strings), std::move(env_strings), spec.cwd, UniqueFd());
+  return startProcess(*path, std::move(argv_strings), std::move(env_strings), spec.cwd);
 }
 
 bool signalChild(const Child& child, int sig) {

@@ -69,6 +69,9 @@ struct Child {
   UniqueFd stdout_fd;
   UniqueFd stderr_fd;
   UniqueFd report_fd;  // with SpawnSpec::report_channel: the supervisor's lines
+  // With network: allowlist: a unix socket on which the supervisor sends one
+  // descriptor, the socket listening on the sandbox's proxy port (net.h).
+  UniqueFd egress_fd;
 };
 
 [[nodiscard]] std::expected<Child, Error> spawn(const SpawnSpec& spec);

@@ -106,7 +106,9 @@ std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> secco
   if (spec.sandbox) {
     const SandboxPolicy& p = *spec.sandbox;
     w.put("on_unavailable", p.on_unavailable == OnUnavailable::kFail ? "fail" : "degrade");
-    w.put("network", p.network == NetworkMode::kNone ? "none" : "host");
+    w.put("network", networkName(p.network));
+    for (const auto& a : p.allow) w.put("allow", a);
+    w.put("node_proxy_preload", p.node_proxy_preload);
     for (const auto& c : p.commands) w.put("allow_command", c);
     for (const auto& d : p.arg_deny) w.put("arg_deny", d);
     for (const auto& d : p.arg_deny_words) w.put("arg_deny_word", d);
@@ -183,7 +185,13 @@ std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
       if (key == "on_unavailable") {
         policy.on_unavailable = value == "degrade" ? OnUnavailable::kDegrade : OnUnavailable::kFail;
       } else if (key == "network") {
-        policy.network = value == "host" ? NetworkMode::kHost : NetworkMode::kNone;
+        auto mode = parseNetworkMode(value);
+        if (!mode) return std::unexpected(Error{"sandbox spec: unknown network '" + value + "'"});
+        policy.network = *mode;
+      } else if (key == "allow") {
+        policy.allow.push_back(value);
+      } else if (key == "node_proxy_preload") {
+        policy.node_proxy_preload = value;
       } else if (key == "allow_command") {
         policy.commands.push_back(value);
       } else if (key == "arg_deny") {

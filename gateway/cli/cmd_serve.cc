@@ -28,6 +28,7 @@
 #include "gateway/session/io_pool.h"
 #include "gateway/session/mailbox.h"
 #include "gateway/session/sessions.h"
+#include "gateway/upstream/egress_link.h"
 
 namespace mcpgate::gateway {
 
@@ -166,6 +167,7 @@ int runServe(Args args) {
     log::error("cannot start", {{"error", bound.error()}});
     return 1;
   }
+  setOwnListeners({*bound});  // egress proxies refuse them unless an entry names them
   std::string address = bound->address().is_v6() ? "[" + bound->address().to_string() + "]"
                                                  : bound->address().to_string();
   address += ":" + std::to_string(bound->port());

@@ -271,4 +271,25 @@ void decision(const MessageContext& context, std::string_view method, std::strin
   sink->write(dump(line));
 }
 
+void serverEvent(std::string_view event, std::string_view message, bool warn,
+                 std::string_view server, std::string_view session,
+                 const nlohmann::ordered_json& fields) {
+  json log_fields = {{"server", server}, {"session", orNull(session)}};
+  for (const auto& [key, value] : fields.items()) log_fields[key] = value;
+  if (!message.empty()) log::write(warn ? log::Level::kWarn : log::Level::kInfo, message, log_fields);
+  const auto sink = currentSink();
+  if (!sink) return;
+  nlohmann::ordered_json line;
+  line["time"] = log::timestamp();
+  line["event"] = event;
+  line["client"] = nullptr;
+  line["session"] = orNull(session);
+  line["server"] = server;
+  line["method"] = nullptr;
+  line["tool"] = nullptr;
+  line["direction"] = nullptr;
+  for (const auto& [key, value] : fields.items()) line[key] = value;
+  sink->write(dump(line));
+}
+
 }  // namespace mcpgate::gateway::audit

@@ -13,6 +13,7 @@
 #include <expected>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,15 @@ void finding(const MessageContext& context, std::string_view method, const dlp::
 // "pin_hidden", "too_large", ...), `reason` what the client was told.
 void decision(const MessageContext& context, std::string_view method, std::string_view decision,
               std::string_view reason);
+
+// An event about a server rather than a message: an egress decision, a
+// sandbox refusal, a degraded layer, a dropped variable. A `message` line in
+// the gateway log (a warning when `warn`) and, with an audit log, a record
+// {time, event, client, session, server, method, tool, direction} (the last
+// three null) followed by `fields`. An empty `message`: the caller logged it.
+void serverEvent(std::string_view event, std::string_view message, bool warn,
+                 std::string_view server, std::string_view session,
+                 const nlohmann::ordered_json& fields);
 
 // Where audit records go: a file, appended to with one write() per line so
 // lines from many threads (and processes) never interleave, or stdout.

@@ -11,6 +11,7 @@
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
 #include "gateway/upstream/remote_upstream.h"
+#include "gateway/upstream/egress_link.h"
 #include "gateway/upstream/spawn_spec.h"
 #include "gateway/upstream/upstream.h"
 
@@ -138,6 +139,11 @@ std::expected<void, std::string> Session::start() {
   // What the server has not read yet may be many requests' worth, not one.
   Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace,
                             std::max<std::uint64_t>(16 * config_->limits.max_body_bytes, 1 << 20)};
+  options.session = id_;
+  options.stderr_limits = server_.sandbox.stderr_limits;
+  if (server_.sandbox.network == sandbox::NetworkMode::kAllowlist) {
+    options.egress = egressSettings(server_.sandbox, server_.name, id_);
+  }
   auto upstream = [&]() -> std::expected<std::shared_ptr<Upstream>, std::string> {
     if (server_.remote) {
       return startRemoteUpstream(strand_, *server_.remote, config_->session.request_timeout,

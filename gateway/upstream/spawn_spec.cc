@@ -1,5 +1,6 @@
 #include "gateway/upstream/spawn_spec.h"
 
+#include "gateway/upstream/egress_link.h"
 #include "gateway/upstream/package_cache.h"
 
 namespace mcpgate::gateway {
@@ -15,8 +16,17 @@ std::expected<sandbox::SpawnSpec, std::string> spawnSpecFor(const config::Config
   }
   sandbox::SpawnSpec spec{server.name, server.command, server.args, server.env, cwd};
   spec.sandbox = server.sandbox;
-  // One JSON line of enforced and degraded layers per spawn, for the log.
+  // One JSON line of enforced and degraded layers per spawn, for the log, on a
+  // channel of its own: nothing the server prints can pass for it.
   spec.sandbox->report = true;
+  spec.report_channel = true;
+  if (spec.sandbox->network == sandbox::NetworkMode::kAllowlist) {
+    // Node 20's fetch ignores the proxy variables unless this preload says so.
+    if (const std::string dir = nodeProxyDir(); !dir.empty()) {
+      spec.sandbox->binds.push_back({dir, kNodeProxyInside, true});
+      spec.sandbox->node_proxy_preload = std::string(kNodeProxyInside) + "/env-proxy.cjs";
+    }
+  }
   if (auto cached = addPackageCache(config, server, spec); !cached) {
     return std::unexpected(cached.error());
   }

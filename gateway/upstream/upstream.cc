@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 #include <vector>
 #include <boost/asio/as_tuple.hpp>
@@ -14,8 +15,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include "gateway/observe/audit.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
+#include "sandbox/net.h"
 #include "sandbox/spawn.h"
 
 namespace mcpgate::gateway {
@@ -27,9 +30,6 @@ using nlohmann::json;
 
 namespace {
 
-// A chatty server must not flood the gateway's log.
-constexpr std::size_t kStderrLineCap = 1024;
-constexpr int kStderrLinesPerSecond = 20;
 // After the process is gone, how long its stdout may still hold unread output.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(500);
 
@@ -51,6 +51,14 @@ std::expected<std::shared_ptr<Upstream>, std::string> ChildUpstream::start(
       executor, [self] { return self->readStderr(); }, asio::detached);
   asio::co_spawn(
       executor, [self] { return self->watchExit(); }, asio::detached);
+  if (upstream->report_.is_open()) {
+    asio::co_spawn(
+        executor, [self] { return self->readReport(); }, asio::detached);
+  }
+  if (upstream->egress_.is_open()) {
+    asio::co_spawn(
+        executor, [self] { return self->serveEgress(); }, asio::detached);
+  }
   return upstream;
 }
 
@@ -65,11 +73,24 @@ ChildUpstream::ChildUpstream(asio::any_io_executor executor, sandbox::Child chil
       stdout_(executor, child_.stdout_fd.release()),
       stderr_(executor, child_.stderr_fd.release()),
       pidfd_(executor, ::fcntl(child_.pidfd.get(), F_DUPFD_CLOEXEC, 0)),
+      report_(executor),
+      egress_(executor),
       kill_timer_(executor),
-      drain_timer_(executor) {
+      drain_timer_(executor),
+      dropped_timer_(executor),
+      stderr_lines_(options_.stderr_limits) {
   // send() writes to the pipe directly when it can: never block the worker.
   boost::system::error_code ignored;
   stdin_.non_blocking(true, ignored);
+  if (child_.report_fd.valid()) {
+    report_.assign(child_.report_fd.release(), ignored);
+  } else {
+    report_done_ = true;
+  }
+  // Without a gateway proxy to hand it to (no egress settings), the channel
+  // closes with the child: the sandbox's listener then has no owner and
+  // every connection to it is refused.
+  if (child_.egress_fd.valid() && options_.egress) egress_.assign(child_.egress_fd.release(), ignored);
 }
 
 void ChildUpstream::send(std::string message) {
@@ -180,66 +201,127 @@ asio::awaitable<void> ChildUpstream::readMessages() {
 }
 
 asio::awaitable<void> ChildUpstream::readStderr() {
-  std::string buffer;
-  auto window_start = std::chrono::steady_clock::now();
-  int lines_in_window = 0;
-  std::uint64_t dropped = 0;
+  // Everything on stderr is the server's output, whatever it looks like: the
+  // sandbox's own lines come on the report channel (readReport).
+  std::array<char, 4096> chunk{};
   for (;;) {
-    auto [ec, n] = co_await asio::async_read_until(stderr_, asio::dynamic_buffer(buffer, 64 * 1024),
-                                                   '\n', as_tuple(use_awaitable));
-    std::string line;
-    if (ec == asio::error::not_found) {
-      line = std::move(buffer);  // one overlong line: keep its head
-      buffer.clear();
-    } else if (ec) {
-      break;
-    } else {
-      line = buffer.substr(0, n - 1);
-      buffer.erase(0, n);
+    auto [ec, n] = co_await stderr_.async_read_some(asio::buffer(chunk), as_tuple(use_awaitable));
+    if (ec) break;
+    for (const std::string& line : stderr_lines_.feed(std::string_view(chunk.data(), n))) {
+      logStderrLine(line);
     }
-    auto now = std::chrono::steady_clock::now();
-    if (now - window_start >= std::chrono::seconds(1)) {
-      if (dropped > 0) {
-        log::warn("server stderr lines dropped (rate limit)",
-                  {{"server", options_.server}, {"dropped", dropped}});
-      }
-      window_start = now;
-      lines_in_window = 0;
-      dropped = 0;
-    }
-    if (++lines_in_window > kStderrLinesPerSecond) {
-      ++dropped;
-      continue;
-    }
-    if (line.starts_with(sandbox::kSupervisorLinePrefix)) {
-      logSandboxLine(std::string_view(line).substr(sandbox::kSupervisorLinePrefix.size()));
-      continue;
-    }
-    if (line.size() > kStderrLineCap) line.resize(kStderrLineCap);
-    log::info("server stderr", {{"server", options_.server}, {"pid", pid_}, {"line", line}});
+    armDroppedReport();
   }
-  // The sandbox's refusal line may still be in the pipe when the exit is
-  // seen: the exit is reported only after stderr is read to its end.
+  for (const std::string& line : stderr_lines_.finish()) logStderrLine(line);
+  logDropped(stderr_lines_.takeDropped());
+  dropped_timer_.cancel();
   stderr_done_ = true;
   maybeReportExit();
 }
 
-// The sandbox supervisor writes its layer report, and why it refused a spawn,
-// on the server's stderr before the server runs, each line prefixed.
+void ChildUpstream::logStderrLine(const std::string& line) {
+  log::info("server stderr", {{"server", options_.server}, {"pid", pid_}, {"line", line}});
+}
+
+void ChildUpstream::logDropped(std::uint64_t dropped) {
+  if (dropped == 0) return;
+  log::warn("server stderr lines dropped (rate limit)",
+            {{"server", options_.server}, {"pid", pid_}, {"dropped", dropped}});
+}
+
+// A flood that stops is reported when its window closes, not when (if ever)
+// the next line arrives.
+void ChildUpstream::armDroppedReport() {
+  const auto due = stderr_lines_.droppedDue();
+  if (!due || dropped_armed_) return;
+  dropped_armed_ = true;
+  dropped_timer_.expires_at(*due);
+  dropped_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    self->dropped_armed_ = false;
+    if (ec) return;
+    self->logDropped(self->stderr_lines_.takeDroppedIfDue(sandbox::StderrLines::Clock::now()));
+    self->armDroppedReport();
+  });
+}
+
+// The supervisor's own lines (the layer report, why it refused), on a pipe
+// only it holds.
+asio::awaitable<void> ChildUpstream::readReport() {
+  std::string buffer;
+  for (;;) {
+    auto [ec, n] = co_await asio::async_read_until(report_, asio::dynamic_buffer(buffer, 64 * 1024),
+                                                   '\n', as_tuple(use_awaitable));
+    if (ec) break;
+    std::string_view line(buffer.data(), n - 1);
+    if (line.starts_with(sandbox::kSupervisorLinePrefix)) {
+      line.remove_prefix(sandbox::kSupervisorLinePrefix.size());
+    }
+    logSandboxLine(line);
+    buffer.erase(0, n);
+  }
+  report_done_ = true;
+  maybeReportExit();
+}
+
+// network: allowlist: the supervisor sends the socket listening on the
+// sandbox's proxy port; the proxy accepts on it, on this strand.
+asio::awaitable<void> ChildUpstream::serveEgress() {
+  auto [ec] = co_await egress_.async_wait(asio::posix::stream_descriptor::wait_read,
+                                          as_tuple(use_awaitable));
+  if (ec) co_return;
+  sandbox::UniqueFd listener = sandbox::receiveDescriptor(egress_.native_handle());
+  boost::system::error_code ignored;
+  egress_.close(ignored);
+  if (!listener.valid() || terminating_ || exit_status_) co_return;  // the report says why
+  asio::ip::tcp::acceptor acceptor(executor_);
+  boost::system::error_code aec;
+  acceptor.assign(asio::ip::tcp::v4(), listener.get(), aec);
+  if (aec) {
+    log::error("cannot serve the sandbox's egress proxy port",
+               {{"server", options_.server}, {"pid", pid_}, {"error", aec.message()}});
+    co_return;
+  }
+  (void)listener.release();
+  proxy_ = egress::Proxy::start(executor_, std::move(acceptor), options_.egress);
+}
+
+// The supervisor's lines: its layer report (JSON), why it refused a spawn, or
+// that a limit ended the server. Refusals, degraded layers and dropped
+// variables are audit events too.
 void ChildUpstream::logSandboxLine(std::string_view text) {
+  const std::string& server = options_.server;
+  const std::string& session = options_.session;
   auto report = json::parse(text, nullptr, false);
   if (!report.is_discarded() && report.is_object() && report.contains("sandbox")) {
     json fields = report["sandbox"];
-    fields["server"] = options_.server;
+    fields["server"] = server;
     fields["pid"] = pid_;
     const bool degraded = fields.contains("degraded") && !fields["degraded"].empty();
     log::write(degraded ? log::Level::kWarn : log::Level::kInfo, "sandbox", fields);
+    for (const json& d : fields.value("degraded", json::array())) {
+      if (!d.is_object()) continue;
+      audit::serverEvent("sandbox_degraded", "sandbox layer degraded", true, server, session,
+                         {{"layer", d.value("layer", "")}, {"reason", d.value("reason", "")}});
+    }
+    constexpr std::string_view kDropped = "environment variable dropped: ";
+    for (const json& n : fields.value("noted", json::array())) {
+      if (!n.is_string() || !n.get<std::string>().starts_with(kDropped)) continue;
+      audit::serverEvent("env_dropped", "server environment variable dropped", true, server,
+                         session, {{"variable", n.get<std::string>().substr(kDropped.size())}});
+    }
     return;
   }
-  if (!sandbox_refused_) metrics::sandboxRefused(options_.server);
+  if (text.starts_with("the server was killed by")) {
+    audit::serverEvent("sandbox_limit", "sandbox limit ended the server", true, server, session,
+                       {{"pid", pid_}, {"reason", text}});
+    return;
+  }
+  if (!sandbox_refused_) metrics::sandboxRefused(server);
   sandbox_refused_ = true;
   log::error("sandbox refused to start the server",
-             {{"server", options_.server}, {"pid", pid_}, {"reason", text}});
+             {{"server", server}, {"pid", pid_}, {"reason", text}});
+  audit::serverEvent("sandbox_refused", "", false, server, session,
+                     {{"reason", text}});
 }
 
 asio::awaitable<void> ChildUpstream::watchExit() {
@@ -257,7 +339,7 @@ asio::awaitable<void> ChildUpstream::watchExit() {
   if (status) metrics::reaped(options_.server);
   kill_timer_.cancel();
   pidfd_.close();
-  if (!stdout_done_ || !stderr_done_) {
+  if (!stdout_done_ || !stderr_done_ || !report_done_) {
     // Give the pipes a moment to deliver what the server wrote before it went;
     // a grandchild holding a pipe open must not keep the session alive.
     drain_timer_.expires_after(kDrainAfterExit);
@@ -268,16 +350,20 @@ asio::awaitable<void> ChildUpstream::watchExit() {
       stdout_done_ = true;
     }
     if (!stderr_done_) stderr_.close(ignored);  // readStderr ends, then reports
+    if (!report_done_) report_.close(ignored);
   }
   maybeReportExit();
 }
 
 void ChildUpstream::maybeReportExit() {
-  if (reported_ || !exit_status_ || !stdout_done_ || !stderr_done_) return;
+  if (reported_ || !exit_status_ || !stdout_done_ || !stderr_done_ || !report_done_) return;
   reported_ = true;
   boost::system::error_code ignored;
   stdin_.close(ignored);
   stderr_.close(ignored);
+  report_.close(ignored);
+  egress_.close(ignored);
+  if (proxy_) proxy_->stop();
   drain_timer_.cancel();
   // The reason stays in the gateway log: it names host paths and policy.
   std::string why = sandbox_refused_ && WIFEXITED(*exit_status_) &&

@@ -21,7 +21,9 @@
 #include <string>
 #include <string_view>
 
+#include "egress/proxy.h"
 #include "sandbox/spawn.h"
+#include "sandbox/stderr_lines.h"
 
 namespace mcpgate::gateway {
 
@@ -35,6 +37,11 @@ class Upstream {
     // stops reading its stdin must not make the gateway buffer without end:
     // past this it is stopped.
     std::uint64_t max_unread_bytes = 64 * 1024 * 1024;
+    // How much of the server's stderr reaches the log (its sandbox policy's).
+    sandbox::StderrLimits stderr_limits = {};
+    // network: allowlist: the proxy that serves the sandbox's egress listener.
+    std::shared_ptr<const egress::ProxySettings> egress = {};
+    std::string session = {};  // the session it serves, for audit records
   };
   struct Callbacks {
     std::function<void(std::string line)> on_message;
@@ -68,24 +75,33 @@ class ChildUpstream final : public Upstream, public std::enable_shared_from_this
  private:
   boost::asio::awaitable<void> readMessages();
   boost::asio::awaitable<void> readStderr();
+  boost::asio::awaitable<void> readReport();
+  boost::asio::awaitable<void> serveEgress();
   boost::asio::awaitable<void> watchExit();
   boost::asio::awaitable<void> writeQueued();
   void maybeReportExit();
   void logSandboxLine(std::string_view text);
+  void logStderrLine(const std::string& line);
+  void armDroppedReport();
+  void logDropped(std::uint64_t dropped);
 
   boost::asio::any_io_executor executor_;
   sandbox::Child child_;
   pid_t pid_;
   Options options_;
   Callbacks callbacks_;
-  boost::asio::posix::stream_descriptor stdin_, stdout_, stderr_, pidfd_;
-  boost::asio::steady_timer kill_timer_, drain_timer_;
+  boost::asio::posix::stream_descriptor stdin_, stdout_, stderr_, pidfd_, report_, egress_;
+  boost::asio::steady_timer kill_timer_, drain_timer_, dropped_timer_;
+  sandbox::StderrLines stderr_lines_;
+  std::shared_ptr<egress::Proxy> proxy_;
   std::deque<std::string> outbox_;
   std::uint64_t outbox_bytes_ = 0;
   bool writing_ = false;
   bool terminating_ = false;
   bool stdout_done_ = false;
   bool stderr_done_ = false;
+  bool report_done_ = false;
+  bool dropped_armed_ = false;
   bool reported_ = false;
   bool sandbox_refused_ = false;
   std::optional<int> exit_status_;

@@ -10,7 +10,7 @@
 // the proof of what did (or did not) reach the server, content included.
 //
 // Tools: echo {text}, crash {}, hang {}, slow {ms}, progress {steps},
-// sample {text}, log {text}, big {bytes}, stderr {lines}, env {name}, pid {}.
+// sample {text}, log {text}, big {bytes}, stderr {lines, text}, env {name}, pid {}.
 // TEST_SERVER_IGNORE_SIGTERM=1 makes the process ignore SIGTERM.
 // TEST_SERVER_DESCRIPTIONS='{"echo":"..."}' replaces tool descriptions at start.
 // mutate {tool, description} changes a tool's description at run time and
@@ -145,11 +145,11 @@ const tools = {
     run: (id, args) => reply(id, textResult('x'.repeat(Number(args.bytes ?? 0)))),
   },
   stderr: {
-    description: 'Writes that many lines to stderr, then answers',
-    properties: {lines: {type: 'number'}},
+    description: 'Writes that many lines to stderr (or `text` as one line), then answers',
+    properties: {lines: {type: 'number'}, text: {type: 'string'}},
     run: (id, args) => {
       const lines = Number(args.lines ?? 0);
-      let text = '';
+      let text = args.text === undefined ? '' : `${args.text}\n`;
       for (let i = 1; i <= lines; i++) text += `stderr line ${i}\n`;
       process.stderr.write(text, () => reply(id, textResult(`wrote ${lines} lines`)));
     },

@@ -1,0 +1,275 @@
+// network: allowlist through the real binary: a sandboxed server in its own
+// network namespace reaches the host's loopback only through the gateway's
+// egress proxy, with Node, Python and curl as they come, and every connection
+// is a log line and an audit record. Every target here is on loopback; that
+// metadata, link-local and private ranges are refused is shown by the unit
+// tests of the decision (tests/egress), which never connect.
+//
+// Also here: what the sandbox's channels mean for the log (its report never
+// comes from the server's stderr; a stderr flood that stops is still counted).
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/gateway/harness.h"
+
+namespace mcpgate::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// An HTTP server on 127.0.0.1:<port 0> in the test's (the host's) network
+// namespace that answers every request with `body`, counting connections.
+class LoopbackHttp {
+ public:
+  explicit LoopbackHttp(std::string body) : body_(std::move(body)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      ADD_FAILURE() << "cannot listen on loopback";
+      return;
+    }
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~LoopbackHttp() {
+    ::shutdown(fd_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    ::close(fd_);
+  }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] int connections() const { return connections_.load(); }
+
+ private:
+  void serve() {
+    for (;;) {
+      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) return;
+      ++connections_;
+      std::string head;
+      char buf[1024];
+      while (head.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = ::read(c, buf, sizeof buf);
+        if (n <= 0) break;
+        head.append(buf, static_cast<std::size_t>(n));
+      }
+      const std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
+                                std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n" +
+                                body_;
+      (void)!::write(c, reply.data(), reply.size());
+      ::close(c);
+    }
+  }
+
+  std::string body_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<int> connections_{0};
+  std::thread thread_;
+};
+
+class Egress : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(::chmod(dir_.path().c_str(), 0777), 0); }
+
+  // One server, "eg", running tests/servers/egress_client.mjs with `sandbox`
+  // lines (network, allow), and an audit log in the test's directory.
+  [[nodiscard]] std::string config(const std::string& sandbox_lines) const {
+    return "listen: 127.0.0.1:0\n"
+           "servers:\n"
+           "  eg:\n"
+           "    command: node\n"
+           "    args: [/opt/mcpgate-tests/egress_client.mjs]\n"
+           "    sandbox:\n"
+           "      binds: [{src: " +
+           sourceDir() + "/tests/servers, dst: /opt/mcpgate-tests}]\n" + sandbox_lines +
+           "session: {idle_timeout: 60s, grace: 2s, request_timeout: 40s}\n"
+           "audit: {path: " +
+           auditPath() + "}\n";
+  }
+  [[nodiscard]] std::string auditPath() const { return dir_.path() + "/audit.jsonl"; }
+
+  // The audit log's "egress" records.
+  [[nodiscard]] std::vector<json> egressRecords() const {
+    std::vector<json> out;
+    const std::string text = readFile(auditPath());
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const std::size_t end = text.find('\n', at);
+      auto line = json::parse(text.substr(at, end - at), nullptr, false);
+      if (!line.is_discarded() && line.value("event", "") == "egress") out.push_back(line);
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+    return out;
+  }
+
+  static std::string fetch(Gateway& gw, const std::string& sid, const std::string& client,
+                           const std::string& url, int id) {
+    return text(gw.callTool("eg", sid, "fetch", {{"client", client}, {"url", url}}, id));
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(Egress, AnAllowedPortIsReachedAndEveryOtherRefusedForNodePythonAndCurl) {
+  LoopbackHttp allowed("reached-the-allowed-listener");
+  LoopbackHttp other("must-never-be-reached");
+  Gateway gw(config("      network: allowlist\n      allow: [\"127.0.0.1:" +
+                    std::to_string(allowed.port()) + "\"]\n"));
+  const std::string sid = gw.initialize("eg");
+  const std::string p1 = "http://127.0.0.1:" + std::to_string(allowed.port()) + "/";
+  const std::string p2 = "http://127.0.0.1:" + std::to_string(other.port()) + "/";
+  const std::string own = "http://127.0.0.1:" + std::to_string(gw.port()) + "/healthz";
+  int id = 10;
+  for (const std::string client : {"node", "python", "curl"}) {
+    SCOPED_TRACE(client);
+    EXPECT_EQ(fetch(gw, sid, client, p1, ++id), "status 200 reached-the-allowed-listener");
+    const std::string refused = fetch(gw, sid, client, p2, ++id);
+    // Node's fetch reports a refused tunnel as an error; the others show the proxy's 403.
+    EXPECT_TRUE(refused.starts_with("status 403 mcpgate egress:") || refused.starts_with("error"))
+        << refused;
+    const std::string gateway = fetch(gw, sid, client, own, ++id);
+    EXPECT_TRUE(gateway.starts_with("status 403 mcpgate egress:") || gateway.starts_with("error"))
+        << gateway;
+  }
+  EXPECT_EQ(allowed.connections(), 3);
+  EXPECT_EQ(other.connections(), 0);
+
+  // Each connection: a log line and an audit record naming server, session,
+  // host, address and port.
+  EXPECT_EQ(logEntries(gw.log(), "egress allowed").size(), 3u) << gw.log();
+  EXPECT_EQ(logEntries(gw.log(), "egress refused").size(), 6u) << gw.log();
+  ASSERT_TRUE(waitUntil([&] { return egressRecords().size() == 9; }, 5s)) << readFile(auditPath());
+  int allowed_records = 0;
+  for (const json& r : egressRecords()) {
+    EXPECT_EQ(r["server"], "eg");
+    EXPECT_EQ(r["session"], sid);
+    EXPECT_EQ(r["host"], "127.0.0.1");
+    EXPECT_EQ(r["address"], "127.0.0.1");
+    const int port = r["port"];
+    EXPECT_TRUE(port == allowed.port() || port == other.port() || port == gw.port()) << r.dump();
+    EXPECT_EQ(r["allowed"].get<bool>(), port == allowed.port()) << r.dump();
+    allowed_records += r["allowed"].get<bool>() ? 1 : 0;
+  }
+  EXPECT_EQ(allowed_records, 3);
+}
+
+TEST_F(Egress, TheGatewaysOwnPortStaysClosedUnderABroadEntry) {
+  LoopbackHttp other("any-loopback-port");
+  Gateway gw(config("      network: allowlist\n      allow: [127.0.0.0/8]\n"));
+  const std::string sid = gw.initialize("eg");
+  EXPECT_EQ(fetch(gw, sid, "curl", "http://127.0.0.1:" + std::to_string(other.port()) + "/", 2),
+            "status 200 any-loopback-port");
+  const std::string own =
+      fetch(gw, sid, "curl", "http://127.0.0.1:" + std::to_string(gw.port()) + "/healthz", 3);
+  EXPECT_TRUE(own.starts_with("status 403 mcpgate egress:")) << own;
+  EXPECT_NE(own.find("gateway"), std::string::npos) << own;
+}
+
+TEST_F(Egress, ANameThatResolvesToABlockedAddressIsRefused) {
+  // The hosts file maps localhost to 127.0.0.1 (no DNS query leaves): a
+  // listed name never opens loopback, whatever it resolves to.
+  LoopbackHttp target("must-never-be-reached");
+  Gateway gw(config("      network: allowlist\n      allow: [\"localhost:" +
+                    std::to_string(target.port()) + "\"]\n"));
+  const std::string sid = gw.initialize("eg");
+  const std::string url = "http://localhost:" + std::to_string(target.port()) + "/";
+  for (const std::string client : {"python", "curl"}) {
+    const std::string refused = fetch(gw, sid, client, url, client == "curl" ? 2 : 3);
+    EXPECT_TRUE(refused.starts_with("status 403 mcpgate egress:")) << refused;
+    EXPECT_NE(refused.find("loopback"), std::string::npos) << refused;
+  }
+  EXPECT_EQ(target.connections(), 0);
+  auto refused = logEntries(gw.log(), "egress refused");
+  ASSERT_FALSE(refused.empty()) << gw.log();
+  EXPECT_EQ(refused[0]["host"], "localhost");
+  EXPECT_EQ(refused[0]["address"], "127.0.0.1");
+}
+
+TEST_F(Egress, TheServerIsToldWhereTheProxyIs) {
+  Gateway gw(config("      network: allowlist\n      allow: [\"api.example.com:443\"]\n"
+                    "      env: {HTTP_PROXY: http://elsewhere:1, NODE_OPTIONS: --inspect}\n"));
+  const std::string sid = gw.initialize("eg");
+  json env = json::parse(text(gw.callTool(
+      "eg", sid, "env",
+      {{"names", {"HTTP_PROXY", "https_proxy", "http_proxy", "NO_PROXY", "NODE_OPTIONS"}}})));
+  EXPECT_EQ(env["HTTP_PROXY"], "http://127.0.0.1:3128");
+  EXPECT_EQ(env["https_proxy"], "http://127.0.0.1:3128");
+  EXPECT_EQ(env["http_proxy"], "http://127.0.0.1:3128");
+  EXPECT_EQ(env["NO_PROXY"], "");
+  EXPECT_EQ(env["NODE_OPTIONS"], "--require /opt/mcpgate/egress-node/env-proxy.cjs");
+}
+
+TEST_F(Egress, WithoutAnAllowlistNothingLeavesTheSandbox) {
+  LoopbackHttp target("must-never-be-reached");
+  Gateway gw(config("      network: none\n"));
+  const std::string sid = gw.initialize("eg");
+  const std::string out =
+      fetch(gw, sid, "curl", "http://127.0.0.1:" + std::to_string(target.port()) + "/", 2);
+  EXPECT_TRUE(out.starts_with("error")) << out;
+  EXPECT_EQ(target.connections(), 0);
+}
+
+// The sandbox's report comes on its own channel: a server printing a line
+// that imitates it is logged as what it is, the server's output.
+TEST(SandboxChannels, AFakeReportLineOnStderrIsLoggedAsServerOutput) {
+  Gateway gw("listen: 127.0.0.1:0\nservers:\n" + testServerYaml("test"));
+  const std::string sid = gw.initialize("test");
+  const std::string fake_report =
+      R"(mcpgate sandbox: {"sandbox":{"enforced":[],"degraded":[{"layer":"seccomp","reason":"fake"}],"noted":[]}})";
+  const std::string fake_refusal = "mcpgate sandbox: refusing to start: a fake refusal";
+  (void)gw.callTool("test", sid, "stderr", {{"text", fake_report}}, 2);
+  (void)gw.callTool("test", sid, "stderr", {{"text", fake_refusal}}, 3);
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        for (const json& line : logEntries(gw.log(), "server stderr")) {
+          if (line["line"] == fake_refusal) return true;
+        }
+        return false;
+      },
+      5s))
+      << gw.log();
+  bool report_as_output = false;
+  for (const json& line : logEntries(gw.log(), "server stderr")) {
+    report_as_output = report_as_output || line["line"] == fake_report;
+  }
+  EXPECT_TRUE(report_as_output) << gw.log();
+  // Only the real report, with nothing degraded, and no refusal.
+  auto reports = logEntries(gw.log(), "sandbox");
+  ASSERT_EQ(reports.size(), 1u) << gw.log();
+  EXPECT_TRUE(reports[0]["degraded"].empty()) << reports[0].dump();
+  EXPECT_TRUE(logEntries(gw.log(), "sandbox refused to start the server").empty()) << gw.log();
+}
+
+// A flood that stops is still reported: the dropped count is logged when its
+// window closes, with no later line to trigger it.
+TEST(SandboxChannels, DroppedStderrLinesAreCountedWhenTheFloodStops) {
+  Gateway gw("listen: 127.0.0.1:0\nservers:\n" +
+             testServerYaml("test", "      stderr: {lines_per_second: 1, burst: 2}\n"));
+  const std::string sid = gw.initialize("test");
+  (void)gw.callTool("test", sid, "stderr", {{"lines", 60}}, 2);
+  ASSERT_TRUE(waitUntil(
+      [&] { return !logEntries(gw.log(), "server stderr lines dropped (rate limit)").empty(); },
+      5s))
+      << gw.log();
+  const auto dropped = logEntries(gw.log(), "server stderr lines dropped (rate limit)");
+  EXPECT_GE(dropped[0]["dropped"].get<int>(), 55) << dropped[0].dump();
+  EXPECT_EQ(dropped[0]["server"], "test");
+  EXPECT_LE(logEntries(gw.log(), "server stderr").size(), 5u) << gw.log();
+}
+
+}  // namespace
+}  // namespace mcpgate::testing
