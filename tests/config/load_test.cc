@@ -758,11 +758,11 @@ TEST_F(LoadConfigTest, SandboxKeyErrors) {
 
 TEST_F(LoadConfigTest, SandboxEnumErrors) {
   EXPECT_EQ(errorOf(std::string("sandbox:\n  network: bridge\n") + kMinimal),
-            at(2, "sandbox.network 'bridge' must be none or host"));
+            at(2, "sandbox.network 'bridge' must be none or host or allowlist"));
   EXPECT_EQ(errorOf(std::string("sandbox:\n  on_unavailable: warn\n") + kMinimal),
             at(2, "sandbox.on_unavailable 'warn' must be fail or degrade"));
   EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    sandbox: {network: [host]}\n"),
-            at(4, "servers.x.sandbox.network must be none or host"));
+            at(4, "servers.x.sandbox.network must be none or host or allowlist"));
 }
 
 TEST_F(LoadConfigTest, SandboxLimitErrors) {
@@ -1138,6 +1138,34 @@ TEST_F(LoadConfigTest, RefusesABindSourceOthersCouldRedirect) {
       "dst: /data}]\n");
   EXPECT_NE(message.find(dir_ + "/gw.yaml:5: "), std::string::npos) << message;
   EXPECT_NE(message.find(dir_ + "/shared is writable by others"), std::string::npos) << message;
+}
+
+TEST_F(LoadConfigTest, AnAllowlistNeedsEntriesEachOfWhichParses) {
+  auto config = load(R"(servers:
+  api:
+    command: node
+    sandbox:
+      network: allowlist
+      allow: [api.example.com:443, "*.example.org", 203.0.113.0/24, "[2001:db8::1]:8080"]
+)");
+  ASSERT_NE(config, nullptr);
+  const sandbox::SandboxPolicy& api = config->servers.at("api").sandbox;
+  EXPECT_EQ(api.network, sandbox::NetworkMode::kAllowlist);
+  EXPECT_EQ(api.allow, (std::vector<std::string>{"api.example.com:443", "*.example.org",
+                                                 "203.0.113.0/24", "[2001:db8::1]:8080"}));
+  EXPECT_NE(describeConfig(*config).find("network: allowlist"), std::string::npos);
+
+  const std::string head = "servers:\n  api:\n    command: node\n    sandbox:\n";
+  const std::string bad_entry =
+      errorOf(head + "      network: allowlist\n      allow: [api.example.com, \"no such:entry\"]\n");
+  EXPECT_NE(bad_entry.find(":6: servers.api.sandbox.allow entry 'no such:entry'"),
+            std::string::npos)
+      << bad_entry;
+  const std::string empty = errorOf(head + "      network: allowlist\n");
+  EXPECT_NE(empty.find("network: allowlist needs allow: entries"), std::string::npos) << empty;
+  const std::string stray = errorOf(head + "      allow: [api.example.com]\n");
+  EXPECT_NE(stray.find("allow: entries apply only with network: allowlist"), std::string::npos)
+      << stray;
 }
 
 }  // namespace
