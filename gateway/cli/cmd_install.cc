@@ -1,10 +1,14 @@
 // `mcpgate install -c FILE [SERVER]...`: fills the managed package cache of
-// npx servers (package_cache.h), each inside its own sandbox with network.
-// Single-threaded, like `sandbox run`: the sandbox is built in this process.
+// npx servers (package_cache.h), each inside its own sandbox whose only way
+// out is this process's egress proxy, allowing the npm registry alone.
+// Single-threaded: one io_context runs the proxy and relays npx's output.
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,11 +16,20 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <cstdio>
+#include <memory>
+
 #include "common/errno_text.h"
+#include "egress/proxy.h"
 #include "config/config.h"
 #include "gateway/cli/cli.h"
 #include "gateway/upstream/package_cache.h"
 #include "sandbox/entry.h"
+#include "sandbox/net.h"
+#include "sandbox/spawn.h"
 #include "sandbox/user.h"
 
 namespace mcpgate::gateway {
@@ -27,8 +40,99 @@ namespace fs = std::filesystem;
 constexpr std::string_view kUsage =
     "usage: mcpgate install -c FILE [SERVER]...\n"
     "  installs the npm packages of the config's npx servers (all of them, or those named)\n"
-    "  into its cache_dir, running npx inside each server's sandbox with network access;\n"
+    "  into its cache_dir, running npx inside each server's sandbox with none of its env and\n"
+    "  no network but the npm registry (npm config get registry), through an egress proxy;\n"
     "  the servers then start from that cache without network\n";
+
+namespace asio = boost::asio;
+
+// The registry npm on this host is configured for (npm_config_registry, .npmrc).
+std::string npmRegistry() {
+  std::string out;
+  if (FILE* pipe = ::popen("npm config get registry 2>/dev/null", "r")) {
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+    ::pclose(pipe);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' '))
+    out.pop_back();
+  return out.empty() ? "https://registry.npmjs.org/" : out;
+}
+
+// Copies what the sandbox writes (npx's stdout and stderr, the supervisor's
+// report) to our stderr until the pipe closes, then calls `done`.
+void relay(asio::io_context& io, sandbox::UniqueFd fd, std::function<void()> done) {
+  auto pipe = std::make_shared<asio::posix::stream_descriptor>(io, fd.release());
+  auto buffer = std::make_shared<std::array<char, 4096>>();
+  auto step = std::make_shared<std::function<void()>>();
+  *step = [pipe, buffer, step, done = std::move(done)] {
+    pipe->async_read_some(asio::buffer(*buffer), [pipe, buffer, step, done](
+                                                      boost::system::error_code ec, std::size_t n) {
+      if (ec) {
+        done();
+        *step = nullptr;  // ends the cycle of shared pointers
+        return;
+      }
+      (void)!::write(STDERR_FILENO, buffer->data(), n);
+      (*step)();
+    });
+  };
+  (*step)();
+}
+
+// Starts `spec` sandboxed, serves its egress listener with a proxy allowing
+// `spec.sandbox->allow`, and waits for it: its exit code.
+int runWithProxy(const sandbox::SpawnSpec& spec) {
+  auto child = sandbox::spawn(spec);
+  if (!child) {
+    std::cerr << "install: " << spec.name << ": " << child.error().message << "\n";
+    return sandbox::kExitSandboxFailed;
+  }
+  child->stdin_fd.reset();
+  asio::io_context io;
+  auto settings = std::make_shared<egress::ProxySettings>();
+  settings->server = spec.name;
+  settings->session = "install";
+  for (const std::string& text : spec.sandbox->allow) {
+    if (auto entry = egress::parseAllowEntry(text)) settings->allow.push_back(std::move(*entry));
+  }
+  settings->on_decision = [](const egress::ProxyEvent& e) {
+    std::cerr << "install: " << e.server << ": egress " << (e.allowed ? "allowed" : "refused")
+              << " " << e.host << " (" << (e.address.empty() ? "-" : e.address) << ") port "
+              << e.port << (e.allowed ? "" : ": " + e.reason) << "\n";
+  };
+  std::shared_ptr<egress::Proxy> proxy;
+  asio::posix::stream_descriptor egress(io, child->egress_fd.release());
+  egress.async_wait(asio::posix::stream_descriptor::wait_read, [&](boost::system::error_code ec) {
+    if (ec) return;
+    sandbox::UniqueFd listener = sandbox::receiveDescriptor(egress.native_handle());
+    if (!listener.valid()) return;  // the sandbox failed; its report says why
+    asio::ip::tcp::acceptor acceptor(io);
+    boost::system::error_code aec;
+    acceptor.assign(asio::ip::tcp::v4(), listener.get(), aec);
+    if (aec) return;
+    (void)listener.release();
+    proxy = egress::Proxy::start(io, std::move(acceptor), settings);
+  });
+  int open = 3;
+  const auto closed = [&] {
+    if (--open > 0) return;
+    // Everything in the sandbox has gone (its pipes are closed): done.
+    if (proxy) proxy->stop();
+    io.stop();
+  };
+  relay(io, std::move(child->stdout_fd), closed);
+  relay(io, std::move(child->stderr_fd), closed);
+  if (child->report_fd.valid()) {
+    relay(io, std::move(child->report_fd), closed);
+  } else {
+    closed();
+  }
+  io.run();
+  int status = 0;
+  ::waitpid(child->pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 // The folder the sandbox user fills: owned by the host ids it maps to (nobody
 // when mcpgate runs as root), readable by everyone, nobody else's to write.
@@ -49,8 +153,9 @@ std::expected<void, std::string> prepareDir(const std::string& dir) {
   return {};
 }
 
-int install(const config::Config& config, const config::ServerConfig& server) {
-  auto spec = installSpec(config, server);
+int install(const config::Config& config, const config::ServerConfig& server,
+            const std::string& registry) {
+  auto spec = installSpec(config, server, registry);
   if (!spec) {
     std::cerr << "install: " << spec.error() << "\n";
     return 2;
@@ -65,8 +170,9 @@ int install(const config::Config& config, const config::ServerConfig& server) {
     constexpr std::string_view kPackage = "--package=";
     if (arg.starts_with(kPackage)) packages += " " + arg.substr(kPackage.size());
   }
-  std::cerr << "install: " << server.name << ":" << packages << " into " << dir << "\n";
-  const int status = sandbox::runSpec(*spec, std::cout, std::cerr);
+  std::cerr << "install: " << server.name << ":" << packages << " into " << dir << " from "
+            << registry << " (the only host it may reach)\n";
+  const int status = runWithProxy(*spec);
   if (status != 0) {
     std::cerr << "install: " << server.name << ": npx failed with exit status " << status << "\n";
     return 1;
@@ -126,9 +232,10 @@ int runInstall(Args args) {
       return 0;
     }
   }
+  const std::string registry = npmRegistry();
   int worst = 0;
   for (const config::ServerConfig* server : chosen)
-    worst = std::max(worst, install(config, *server));
+    worst = std::max(worst, install(config, *server, registry));
   return worst;
 }
 

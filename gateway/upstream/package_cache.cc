@@ -84,8 +84,38 @@ std::expected<void, std::string> addPackageCache(const config::Config& config,
   return {};
 }
 
+std::expected<std::string, std::string> registryAllowEntry(const std::string& registry) {
+  std::string_view rest = registry;
+  std::string port;
+  if (rest.starts_with("https://")) {
+    rest.remove_prefix(8);
+    port = "443";
+  } else if (rest.starts_with("http://")) {
+    rest.remove_prefix(7);
+    port = "80";
+  } else {
+    return std::unexpected("the npm registry '" + registry + "' is not an http(s) URL");
+  }
+  std::string_view authority = rest.substr(0, rest.find('/'));
+  if (authority.find('@') != std::string_view::npos) authority.remove_prefix(authority.find('@') + 1);
+  std::string_view host = authority;
+  if (const auto close = authority.rfind(']'); authority.starts_with('[')) {
+    host = authority.substr(0, close + 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':')
+      port = std::string(authority.substr(close + 2));
+  } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = std::string(authority.substr(colon + 1));
+  }
+  if (host.empty() || port.empty()) {
+    return std::unexpected("the npm registry '" + registry + "' names no host");
+  }
+  return std::string(host) + ":" + port;
+}
+
 std::expected<sandbox::SpawnSpec, std::string> installSpec(const config::Config& config,
-                                                           const config::ServerConfig& server) {
+                                                           const config::ServerConfig& server,
+                                                           const std::string& registry) {
   if (!usesPackageCache(server)) {
     return std::unexpected("nothing to install for '" + server.name + "': its command is " +
                            server.command + " (only npx servers have managed packages)");
@@ -100,12 +130,20 @@ std::expected<sandbox::SpawnSpec, std::string> installSpec(const config::Config&
   // PKG ...` later finds exactly this install.
   spec.args.insert(spec.args.end(), {"--", "node", "-e", "0"});
   spec.sandbox = server.sandbox;
-  spec.sandbox->network = sandbox::NetworkMode::kHost;
+  // The registry and nothing else, through the egress proxy of `mcpgate
+  // install`: an install script cannot reach the metadata service, the LAN or
+  // loopback services.
+  auto entry = registryAllowEntry(registry);
+  if (!entry) return std::unexpected(entry.error());
+  spec.sandbox->network = sandbox::NetworkMode::kAllowlist;
+  spec.sandbox->allow = {*entry};
+  spec.sandbox->node_proxy_preload.clear();
   spec.sandbox->report = false;
   spec.sandbox->env.clear();  // operator variables may hold ${secret:...} values too
   spec.sandbox->binds.push_back(
       sandbox::Bind{packageCacheDir(config, server), std::string(kNpmCacheInside), /*ro=*/false});
   addNpmSettings(spec, /*offline=*/false);
+  spec.env.emplace_back("npm_config_registry", registry);
   return spec;
 }
 

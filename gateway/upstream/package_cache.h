@@ -46,9 +46,16 @@ inline constexpr std::string_view kNpmCacheInside = "/opt/mcpgate/npm";
                                                                sandbox::SpawnSpec& spec);
 
 // What `mcpgate install` runs for the server: npx in the server's sandbox with
-// network `host` and the cache writable, installing the packages and running
-// `node -e 0` instead of the server.
+// the cache writable, installing the packages and running `node -e 0` instead
+// of the server. Its network is an allowlist of `registry` (a URL, as `npm
+// config get registry` prints it) alone, through the caller's egress proxy.
 [[nodiscard]] std::expected<sandbox::SpawnSpec, std::string> installSpec(
-    const config::Config& config, const config::ServerConfig& server);
+    const config::Config& config, const config::ServerConfig& server,
+    const std::string& registry = "https://registry.npmjs.org/");
+
+// The allow entry ("host:port") of a registry URL; an error for anything but
+// http(s)://host[:port][/path].
+[[nodiscard]] std::expected<std::string, std::string> registryAllowEntry(
+    const std::string& registry);
 
 }  // namespace mcpgate::gateway

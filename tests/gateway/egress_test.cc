@@ -9,7 +9,12 @@
 // comes from the server's stderr; a stderr flood that stops is still counted).
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -221,6 +226,90 @@ TEST_F(Egress, WithoutAnAllowlistNothingLeavesTheSandbox) {
       fetch(gw, sid, "curl", "http://127.0.0.1:" + std::to_string(target.port()) + "/", 2);
   EXPECT_TRUE(out.starts_with("error")) << out;
   EXPECT_EQ(target.connections(), 0);
+}
+
+// A process in the background (the stand-in registry), killed at the end;
+// its first line of output is read with a timeout.
+class Background {
+ public:
+  explicit Background(std::vector<std::string> argv) {
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    if (::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), ::environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    out_ = out[0];
+  }
+  ~Background() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (out_ >= 0) ::close(out_);
+  }
+  std::string firstLine(std::chrono::milliseconds timeout) {
+    std::string line;
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < until) {
+      pollfd p{out_, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      char c[256];
+      const ssize_t n = ::read(out_, c, sizeof c);
+      if (n <= 0) break;
+      line.append(c, static_cast<std::size_t>(n));
+    }
+    return line.substr(0, line.find('\n'));
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+};
+
+// `mcpgate install` runs npm with none of the server's env, and a network of
+// the registry alone: an install script that looks for the server's secret and
+// tries another loopback port finds nothing and reaches nothing.
+TEST(Install, AnInstallScriptFindsNoServerVariableAndReachesOnlyTheRegistry) {
+  TempDir dir;
+  LoopbackHttp other("must-never-be-reached");
+  Background registry({"node", sourceDir() + "/tests/servers/stand_in_registry.mjs",
+                       std::to_string(other.port()), dir.path() + "/registry"});
+  const std::string port = registry.firstLine(15s);
+  ASSERT_FALSE(port.empty()) << "the stand-in registry did not start";
+  const std::string config = dir.write(
+      "gw.yaml", "cache_dir: " + dir.path() +
+                     "/cache\n"
+                     "servers:\n"
+                     "  probe:\n"
+                     "    command: npx\n"
+                     "    args: [-y, egress-probe]\n"
+                     "    env: {SERVER_SECRET: do-not-leak}\n");
+  // npm on this host is configured for the stand-in (npm config get registry).
+  const auto r = runCommand("npm_config_registry=http://127.0.0.1:" + port + "/ " +
+                            mcpgateBinary() + " install -c " + config + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string found = readFile(dir.path() + "/cache/npm/probe/probe-result.json");
+  ASSERT_FALSE(found.empty()) << "the install script did not run\n" << r.output;
+  const json result = json::parse(found);
+  EXPECT_TRUE(result["server_secret"].is_null()) << found;
+  for (const json& name : result["variables"]) EXPECT_NE(name, "SERVER_SECRET");
+  // Its own network namespace: no route to the host's loopback; the proxy refuses the port.
+  EXPECT_EQ(result["direct"], "ECONNREFUSED") << found;
+  EXPECT_EQ(result["via_proxy"], 403) << found;
+  EXPECT_EQ(other.connections(), 0);
+  EXPECT_NE(r.output.find("egress allowed 127.0.0.1 (127.0.0.1) port " + port), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("egress refused 127.0.0.1 (127.0.0.1) port " +
+                          std::to_string(other.port())),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("do-not-leak"), std::string::npos) << r.output;
 }
 
 // The sandbox's report comes on its own channel: a server printing a line

@@ -40,7 +40,7 @@ config::ServerConfig npxServer() {
   return server;
 }
 
-TEST(PackageCache, InstallRunsNpxWithNetworkAndTheCacheWritable) {
+TEST(PackageCache, InstallRunsNpxWithOnlyTheRegistryAndTheCacheWritable) {
   config::Config config;
   config.cache_dir = "/var/cache/mcpgate";
   config::ServerConfig server = npxServer();
@@ -54,11 +54,16 @@ TEST(PackageCache, InstallRunsNpxWithNetworkAndTheCacheWritable) {
   EXPECT_EQ(spec->command, "npx");
   EXPECT_EQ(spec->args, (Strings{"--yes", "--package=pkg@1", "--", "node", "-e", "0"}));
   ASSERT_TRUE(spec->sandbox);
-  EXPECT_EQ(spec->sandbox->network, sandbox::NetworkMode::kHost);
+  EXPECT_EQ(spec->sandbox->network, sandbox::NetworkMode::kAllowlist);
+  EXPECT_EQ(spec->sandbox->allow, (Strings{"registry.npmjs.org:443"}));
   ASSERT_EQ(spec->sandbox->binds.size(), 1U);
   EXPECT_EQ(spec->sandbox->binds[0].src, "/var/cache/mcpgate/npm/files");
   EXPECT_EQ(spec->sandbox->binds[0].dst, "/opt/mcpgate/npm");
   EXPECT_FALSE(spec->sandbox->binds[0].ro);
+  EXPECT_EQ(registryAllowEntry("http://127.0.0.1:4873/").value(), "127.0.0.1:4873");
+  EXPECT_EQ(registryAllowEntry("https://npm.example.com/repo/").value(), "npm.example.com:443");
+  EXPECT_EQ(registryAllowEntry("https://u:p@[2001:db8::1]:8443").value(), "[2001:db8::1]:8443");
+  EXPECT_FALSE(registryAllowEntry("file:///srv/npm"));
   config::ServerConfig node = npxServer();
   node.command = "node";
   EXPECT_EQ(installSpec(config, node).error(),
