@@ -87,10 +87,13 @@ ChildUpstream::ChildUpstream(asio::any_io_executor executor, sandbox::Child chil
   } else {
     report_done_ = true;
   }
-  // Without a gateway proxy to hand it to (no egress settings), the channel
-  // closes with the child: the sandbox's listener then has no owner and
-  // every connection to it is refused.
-  if (child_.egress_fd.valid() && options_.egress) egress_.assign(child_.egress_fd.release(), ignored);
+  // Without proxy settings nobody would accept on the sandbox's listener:
+  // closing the channel makes the supervisor refuse the spawn instead.
+  if (child_.egress_fd.valid() && options_.egress) {
+    egress_.assign(child_.egress_fd.release(), ignored);
+  } else {
+    child_.egress_fd.reset();
+  }
 }
 
 void ChildUpstream::send(std::string message) {
