@@ -364,6 +364,7 @@ pid_t cloneInto(unsigned long flags) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): moved into the program below
 int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel,
                  int egress_channel) {
   report_fd = report_channel;
@@ -490,7 +491,7 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel,
   if (!own_net && policy.network == NetworkMode::kHost)
     report.noted.push_back("network: host (by policy)");
   if (policy.network == NetworkMode::kAllowlist) {
-    report.enforced.push_back("egress-allowlist");
+    report.enforced.emplace_back("egress-allowlist");
     report.noted.push_back(
         egress_fd >= 0 ? "network: allowlist, through the gateway's egress proxy at 127.0.0.1:" +
                              std::to_string(kEgressProxyPort)

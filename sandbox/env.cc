@@ -102,12 +102,21 @@ void addProxyEnv(SandboxEnv& env, const std::string& proxy_url, const std::strin
       {"HTTP_PROXY", proxy_url}, {"HTTPS_PROXY", proxy_url}, {"http_proxy", proxy_url},
       {"https_proxy", proxy_url}, {"ALL_PROXY", proxy_url},  {"all_proxy", proxy_url},
       {"NO_PROXY", ""},           {"no_proxy", ""}};
-  if (!node_preload.empty()) add.emplace_back("NODE_OPTIONS", "--require " + node_preload);
+  if (!node_preload.empty()) {
+    std::string require = "--require ";
+    require += node_preload;
+    add.emplace_back("NODE_OPTIONS", std::move(require));
+  }
   std::erase_if(env.entries, [&](const std::string& entry) {
     const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
     return std::ranges::any_of(add, [&](const auto& kv) { return kv.first == name; });
   });
-  for (const auto& [key, value] : add) env.entries.push_back(key + "=" + value);
+  for (const auto& [key, value] : add) {
+    std::string entry = key;
+    entry += '=';
+    entry += value;
+    env.entries.push_back(std::move(entry));
+  }
 }
 
 }  // namespace mcpgate::sandbox
