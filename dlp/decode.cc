@@ -5,12 +5,13 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "dlp/decode_support.h"
 
 namespace mcpgate::dlp {
 namespace {
+
+using detail::hexValue;
+using detail::pushUtf8;
 
 constexpr std::array<std::int8_t, 256> makeTable(bool url) {
   std::array<std::int8_t, 256> t{};
@@ -26,13 +27,6 @@ constexpr std::array<std::int8_t, 256> makeTable(bool url) {
 }
 constexpr auto kStd = makeTable(false);
 constexpr auto kUrl = makeTable(true);
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Character classes for finding runs, one table lookup per byte.
 enum : std::uint8_t { kB64 = 1, kHexDigit = 2, kB64Std = 4, kB64Url = 8, kB32 = 16 };
@@ -128,24 +122,6 @@ std::optional<MappedText> printableRuns(std::string_view bytes, const Map& map) 
   }
   if (out.text.empty()) return std::nullopt;
   return out;
-}
-
-void pushUtf8(MappedText& out, char32_t cp, std::size_t b, std::size_t e) {
-  if (cp < 0x80) {
-    out.push(static_cast<char>(cp), b, e);
-  } else if (cp < 0x800) {
-    out.push(static_cast<char>(0xC0 | (cp >> 6)), b, e);
-    out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
-  } else if (cp < 0x10000) {
-    out.push(static_cast<char>(0xE0 | (cp >> 12)), b, e);
-    out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
-    out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
-  } else {
-    out.push(static_cast<char>(0xF0 | (cp >> 18)), b, e);
-    out.push(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)), b, e);
-    out.push(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), b, e);
-    out.push(static_cast<char>(0x80 | (cp & 0x3F)), b, e);
-  }
 }
 
 // Bytes that are UTF-16 (every other byte NUL for ASCII text: Windows tools, PowerShell's
@@ -340,260 +316,6 @@ std::optional<MappedText> decodeBase32(std::string_view in) {
   std::size_t n = in.size();
   while (n > 0 && in[n - 1] == '=') --n;
   return decodeBase32Run(RunChars{in.substr(0, n), nullptr, 0, in.size()});
-}
-
-namespace {
-
-// The HTML character reference at text[at] ('&'): its code point and length; nullopt if none.
-std::optional<std::pair<char32_t, std::size_t>> htmlReference(std::string_view text,
-                                                              std::size_t at) {
-  static constexpr std::pair<std::string_view, char32_t> kNamed[] = {
-      {"amp", '&'},    {"lt", '<'},     {"gt", '>'},     {"quot", '"'},   {"apos", '\''},
-      {"sol", '/'},    {"colon", ':'},  {"lowbar", '_'}, {"period", '.'}, {"comma", ','},
-      {"equals", '='}, {"plus", '+'},   {"hyphen", '-'}, {"dash", '-'},   {"nbsp", ' '},
-      {"num", '#'},    {"excl", '!'},   {"quest", '?'},  {"commat", '@'}, {"dollar", '$'},
-      {"percnt", '%'}, {"ast", '*'},    {"lpar", '('},   {"rpar", ')'},   {"semi", ';'},
-      {"lsqb", '['},   {"rsqb", ']'},   {"lbrace", '{'}, {"rbrace", '}'}, {"bsol", '\\'},
-      {"Hat", '^'},    {"grave", '`'},  {"verbar", '|'}, {"tilde", '~'},  {"newline", '\n'},
-      {"Tab", '\t'}};
-  // The longest reference is "&#x10FFFF;": look no further for the ';'.
-  const std::string_view window = text.substr(at + 1, 10);
-  const std::size_t semi = window.find(';');
-  if (semi == std::string_view::npos || semi < 2) return std::nullopt;
-  const std::string_view body = window.substr(0, semi);
-  if (body[0] != '#') {
-    for (const auto& [name, value] : kNamed) {
-      if (body == name) return std::pair{value, semi + 2};
-    }
-    return std::nullopt;
-  }
-  const bool hex = body[1] == 'x' || body[1] == 'X';
-  const std::string_view digits = body.substr(hex ? 2 : 1);
-  if (digits.empty() || digits.size() > 7) return std::nullopt;
-  char32_t cp = 0;
-  for (const char c : digits) {
-    const int v = hex ? hexValue(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
-    if (v < 0) return std::nullopt;
-    cp = cp * (hex ? 16 : 10) + static_cast<char32_t>(v);
-  }
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
-  return std::pair{cp, semi + 2};
-}
-
-}  // namespace
-
-std::optional<MappedText> decodeHtmlEntities(std::string_view text) {
-  // HTML is full of sporadic references (&amp; &nbsp; &#169;); a hidden value is a row of them.
-  // The text is decoded only when some row of adjacent references is this long.
-  constexpr std::size_t kMinRow = 4;
-  std::size_t row = 0;
-  std::size_t row_end = 0;  // where the last reference ended
-  bool any = false;
-  for (std::size_t i = text.find('&'); i != std::string_view::npos && !any;
-       i = text.find('&', i + 1)) {
-    if (const auto ref = htmlReference(text, i)) {
-      row = (row != 0 && row_end == i) ? row + 1 : 1;
-      any = row >= kMinRow;
-      row_end = i + ref->second;
-    }
-  }
-  if (!any) return std::nullopt;
-  MappedText out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    if (text[i] == '&') {
-      if (const auto ref = htmlReference(text, i)) {
-        pushUtf8(out, ref->first, i, i + ref->second);
-        i += ref->second;
-        continue;
-      }
-    }
-    out.push(text[i], i, i + 1);
-    ++i;
-  }
-  return out;
-}
-
-// Character classes of letter-spaced runs: separators and the characters they keep apart.
-enum : std::uint8_t { kSpacedSep = 1, kSpacedChar = 2 };
-constexpr std::array<std::uint8_t, 256> makeSpacedClasses() {
-  std::array<std::uint8_t, 256> t{};
-  for (int c = 0x21; c < 0x7F; ++c) t[c] = kSpacedChar;
-  for (const char c : {' ', '.', ',', '-', '|', ':', '_', '\t'}) {
-    t[static_cast<unsigned char>(c)] |= kSpacedSep;
-  }
-  return t;
-}
-constexpr auto kSpaced = makeSpacedClasses();
-
-std::optional<MappedText> decodeSpaced(std::string_view text) {
-  const auto cls = [&text](std::size_t at) { return kSpaced[static_cast<unsigned char>(text[at])]; };
-  const auto isChar = [&](std::size_t at) { return (cls(at) & kSpacedChar) != 0; };
-  const auto isSep = [&](std::size_t at) { return (cls(at) & kSpacedSep) != 0; };
-  std::optional<MappedText> out;
-  // Inside a run no two neighbouring bytes are both non-separators, and a run spans at least
-  // 2 * kMinSpacedChars - 1 bytes, so it holds a whole 16-byte block and the byte after it with no
-  // such pair. Blocks with one are skipped whole; the exact search starts a block before the first
-  // block without one (the run's start lies after the previous block's last such pair).
-  static_assert(2 * kMinSpacedChars - 1 >= 2 * 16 - 1);
-  const auto blocked = [&](std::size_t b) {
-    unsigned seps = isSep(b + 16) ? 1U << 16 : 0U;
-#if defined(__SSE2__)
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + b));
-    __m128i m = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
-    for (const char c : {'.', ',', '-', '|', ':', '_', '\t'}) {
-      m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
-    }
-    seps |= static_cast<unsigned>(_mm_movemask_epi8(m));
-#else
-    for (std::size_t k = 0; k < 16; ++k) seps |= (isSep(b + k) ? 1U : 0U) << k;
-#endif
-    return (~seps & ~(seps >> 1) & 0xFFFFU) != 0;
-  };
-  std::size_t exact_end = 0;  // the exact search runs up to here
-  for (std::size_t i = 0; i + 2 < text.size();) {
-    if (i >= exact_end) {
-      std::size_t b = i / 16 * 16;
-      while (b + 17 <= text.size() && blocked(b)) b += 16;
-      if (b + 17 > text.size()) break;  // no whole unblocked block left: no run either
-      i = std::max(i, b >= 16 ? b - 16 : 0);
-      exact_end = b + 32;
-    }
-    // A run starts at a single character (not the end of a longer word) before a separator.
-    if (!isSep(i + 1) || !isChar(i) || (i > 0 && isChar(i - 1) && !isSep(i - 1))) {
-      ++i;
-      continue;
-    }
-    std::size_t sep_len = 1;
-    while (sep_len < 3 && i + 1 + sep_len < text.size() && isSep(i + 1 + sep_len)) ++sep_len;
-    const std::string_view sep = text.substr(i + 1, sep_len);
-    // Each further character of the run: one character, not one of the separator's, followed by
-    // exactly the separator or by the end of the run.
-    std::size_t count = 1;
-    std::size_t last = i;
-    for (std::size_t at = i + 1 + sep_len;
-         at < text.size() && isChar(at) && sep.find(text[at]) == std::string_view::npos;) {
-      const std::size_t after = at + 1;
-      const bool sep_next = text.substr(after, sep_len) == sep;
-      if (!sep_next && after < text.size() && isChar(after)) break;  // a longer word
-      last = at;
-      ++count;
-      if (!sep_next) break;
-      at = after + sep_len;
-    }
-    if (count < kMinSpacedChars) {
-      i += 1 + sep_len;
-      continue;
-    }
-    // Only the joined runs are kept, a line each: the text around them is scanned already.
-    if (!out) {
-      out.emplace();
-    } else {
-      out->push('\n', i, i + 1);
-    }
-    for (std::size_t k = i; k <= last; k += 1 + sep_len) out->push(text[k], k, k + 1);
-    i = last + 1;
-    exact_end = std::max(exact_end, i);
-  }
-  return out;
-}
-
-std::optional<MappedText> decodePercent(std::string_view text) {
-  bool any = false;
-  MappedText out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 &&
-        hexValue(text[i + 2]) >= 0) {
-      out.push(static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2])), i, i + 3);
-      i += 3;
-      any = true;
-    } else {
-      out.push(text[i], i, i + 1);
-      ++i;
-    }
-  }
-  if (!any) return std::nullopt;
-  return out;
-}
-
-std::optional<MappedText> decodeEscapes(std::string_view text) {
-  bool any = false;
-  MappedText out;
-  const auto hexRun = [&text](std::size_t at, std::size_t n) -> int {
-    if (at + n > text.size()) return -1;
-    int v = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      const int h = hexValue(text[at + k]);
-      if (h < 0) return -1;
-      v = v * 16 + h;
-    }
-    return v;
-  };
-  for (std::size_t i = 0; i < text.size();) {
-    if (text[i] != '\\' || i + 1 >= text.size()) {
-      out.push(text[i], i, i + 1);
-      ++i;
-      continue;
-    }
-    const char e = text[i + 1];
-    if (e == 'x') {
-      if (const int v = hexRun(i + 2, 2); v >= 0) {
-        out.push(static_cast<char>(v), i, i + 4);
-        i += 4;
-        any = true;
-        continue;
-      }
-    } else if (e == 'u') {
-      if (int v = hexRun(i + 2, 4); v >= 0) {
-        std::size_t end = i + 6;
-        char32_t cp = static_cast<char32_t>(v);
-        if (cp >= 0xD800 && cp <= 0xDBFF && end + 1 < text.size() && text[end] == '\\' &&
-            text[end + 1] == 'u') {
-          if (const int lo = hexRun(end + 2, 4); lo >= 0xDC00 && lo <= 0xDFFF) {
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<char32_t>(lo) - 0xDC00);
-            end += 6;
-          }
-        }
-        if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-        pushUtf8(out, cp, i, end);
-        i = end;
-        any = true;
-        continue;
-      }
-    } else {
-      char c = 0;
-      switch (e) {
-        case 'n':
-          c = '\n';
-          break;
-        case 't':
-          c = '\t';
-          break;
-        case 'r':
-          c = '\r';
-          break;
-        case '"':
-        case '\\':
-        case '/':
-        case '\'':
-          c = e;
-          break;
-        default:
-          break;
-      }
-      if (c != 0) {
-        out.push(c, i, i + 2);
-        i += 2;
-        any = true;
-        continue;
-      }
-    }
-    out.push(text[i], i, i + 1);
-    ++i;
-  }
-  if (!any) return std::nullopt;
-  return out;
 }
 
 std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
