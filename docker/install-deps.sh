@@ -68,7 +68,23 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   $sudo apt-get update -qq
+  # nginx and haproxy are run by the tests with their own configs on loopback ports; their
+  # Debian services (nginx's default site on port 80) must not start on the host. policy-rc.d
+  # keeps them from starting during the install, and the units we installed are disabled.
+  made_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+    $sudo chmod 755 /usr/sbin/policy-rc.d
+    made_policy=1
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  [ "$made_policy" -eq 0 ] || $sudo rm -f /usr/sbin/policy-rc.d
+  for daemon in nginx haproxy; do
+    if [[ " ${missing[*]} " == *" $daemon "* ]] && command -v systemctl >/dev/null &&
+        [ -d /run/systemd/system ]; then
+      $sudo systemctl disable --now "$daemon" >/dev/null 2>&1 || true
+    fi
+  done
 fi
 
 if [ "$build_only" -eq 1 ]; then
