@@ -205,6 +205,7 @@ struct Config {
   // in config/origin.h rather than reading this directly.
   std::vector<std::string> allowed_origins;
   std::map<std::string, ServerConfig> servers;
+  std::string servers_key = "servers";  // the key the file lists them under ("mcpServers")
   SessionConfig session;
   LimitsConfig limits;
   std::string log_level = "info";  // debug, info, warn, error

@@ -114,6 +114,7 @@ class Loader : private detail::Reader {
           return fail(lineOf(e.key_node), "use either 'servers' or 'mcpServers', not both");
         }
         servers = &e;
+        config.servers_key = e.key;
         done = loadServersSection(*this, e, e.key == "mcpServers" || json_file, config.servers,
                                   extras);
       } else if (e.key == "sandbox") {

@@ -21,6 +21,10 @@ const std::vector<Command>& commands() {
        runStdio},
       {"config check", "FILE", "validate a config file and print the effective config",
        runConfigCheck},
+      {"import", "FILE",
+       "print an mcpgate config, for review, from a Claude Desktop, Cursor or VS Code file, "
+       "with the sandbox binds its servers' host paths need",
+       runImport},
       {"install", "-c FILE [SERVER]...",
        "install the npm packages of npx servers into the cache they run from offline", runInstall},
       {"sandbox", "run [OPTIONS] -- CMD [ARGS] | run -c FILE --server NAME | probe",

@@ -20,6 +20,7 @@ struct Command {
 int runServe(Args args);
 int runStdio(Args args);
 int runConfigCheck(Args args);
+int runImport(Args args);  // cmd_import.cc
 int runSandbox(Args args);
 int runInstall(Args args);
 int runScan(Args args);   // cmd_dlp.cc

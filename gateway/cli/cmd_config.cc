@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "config/config.h"
+#include "config/visibility.h"
 #include "gateway/cli/cli.h"
 #include "gateway/guard/auth.h"
 #include "gateway/guard/dlp_filter.h"
@@ -33,6 +34,11 @@ int runConfigCheck(Args args) {
     }
   }
   std::cout << config::describeConfig(**config);
+  // Valid, but a server would exit at once: a host path it is given that its
+  // sandbox does not show. Warnings (stderr, exit 0): the bind may be unwanted.
+  for (const config::HiddenPath& hidden : config::hiddenPaths(**config)) {
+    std::cerr << "warning: " << config::describe(hidden, (*config)->servers_key) << "\n";
+  }
   return 0;
 }
 
