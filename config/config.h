@@ -73,6 +73,14 @@ struct SessionConfig {
   std::chrono::milliseconds grace{std::chrono::seconds(10)};
   // A request the server has not answered by then gets a JSON-RPC error.
   std::chrono::milliseconds request_timeout{std::chrono::seconds(300)};
+  // Live sessions of one client on this gateway: its token's client name with
+  // auth, its IP address without. A client that never ends its sessions (the
+  // MCP Inspector CLI) would otherwise hold a server per call until the idle
+  // timeout. At the limit, an initialize closes the client's least recently
+  // used idle session (its next request gets 404, so its client initializes
+  // again); with none idle, it is refused. 0: no limit. The aggregate
+  // endpoint's sessions count, but are not closed to make room.
+  std::uint32_t max_per_client = 16;
 };
 
 struct LimitsConfig {

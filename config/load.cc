@@ -291,6 +291,15 @@ class Loader : private detail::Reader {
     auto items = section(e);
     if (!items) return std::unexpected(items.error());
     for (const Entry& item : *items) {
+      if (item.key == "max_per_client") {
+        // 0 turns the limit off, so not count(), which starts at 1.
+        auto value = integerInRange(item, "session.max_per_client", 0, kMaxSessions,
+                                    "an integer from 0 (no limit) to " +
+                                        std::to_string(kMaxSessions));
+        if (!value) return std::unexpected(value.error());
+        session.max_per_client = static_cast<std::uint32_t>(*value);
+        continue;
+      }
       std::chrono::milliseconds* target = nullptr;
       if (item.key == "idle_timeout") {
         target = &session.idle_timeout;
@@ -299,7 +308,8 @@ class Loader : private detail::Reader {
       } else if (item.key == "request_timeout") {
         target = &session.request_timeout;
       } else {
-        return unknownKey(item, "in session", {"idle_timeout", "grace", "request_timeout"});
+        return unknownKey(item, "in session",
+                          {"idle_timeout", "grace", "request_timeout", "max_per_client"});
       }
       auto value = duration(item, "session." + item.key);
       if (!value) return std::unexpected(value.error());
@@ -497,6 +507,7 @@ std::string describeConfig(const Config& config) {
     out << YAML::Key << "grace" << YAML::Value << formatDuration(config.session.grace);
     out << YAML::Key << "request_timeout" << YAML::Value
         << formatDuration(config.session.request_timeout);
+    out << YAML::Key << "max_per_client" << YAML::Value << config.session.max_per_client;
     out << YAML::EndMap;
     out << YAML::Key << "limits" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "max_body_bytes" << YAML::Value << formatSize(config.limits.max_body_bytes);

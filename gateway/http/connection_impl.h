@@ -100,7 +100,7 @@ class Connection {
              std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions)
       : stream_(makeStream(std::move(socket), tls)),
         current_(current),
-        endpoint_(std::move(current), sessions, kTls) {}
+        endpoint_(std::move(current), sessions, kTls, peerAddress(lowest().socket())) {}
 
   awaitable<void> run();
 
@@ -115,6 +115,12 @@ class Connection {
   }
 
   beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+  static std::string peerAddress(const tcp::socket& socket) {
+    beast::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    return ec ? std::string() : remote.address().to_string();
+  }
 
   awaitable<Exchange> readAndAnswer(beast::flat_buffer& buffer);
 

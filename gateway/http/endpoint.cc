@@ -130,8 +130,8 @@ Reply refuse(Status status, int code, std::string message, std::string_view reas
 }
 
 Endpoint::Endpoint(std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions,
-                   bool tls)
-    : current_(std::move(current)), sessions_(sessions), tls_(tls) {}
+                   bool tls, std::string peer)
+    : current_(std::move(current)), sessions_(sessions), tls_(tls), peer_(std::move(peer)) {}
 
 awaitable<Answer> Endpoint::handle(HttpRequest& request) {
   generation_ = current_->get();
@@ -323,8 +323,10 @@ std::expected<std::shared_ptr<ClientSession>, Reply> Endpoint::sessionOf(
 std::expected<std::shared_ptr<ClientSession>, Reply> Endpoint::createSession(
     const config::ServerConfig* server, const json& initialize_id) {
   std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> created;
+  // Whom session.max_per_client counts it for: the client, or its address.
+  const std::string& identity = client_.empty() ? peer_ : client_;
   if (server != nullptr) {
-    auto one = sessions_.create(generation_, *server, client_);
+    auto one = sessions_.create(generation_, *server, client_, /*inner=*/false, identity);
     if (one) {
       created = *one;
     } else {
@@ -337,7 +339,7 @@ std::expected<std::shared_ptr<ClientSession>, Reply> Endpoint::createSession(
         allowed.push_back(name);
       }
     }
-    created = sessions_.createAggregate(generation_, std::move(allowed), client_);
+    created = sessions_.createAggregate(generation_, std::move(allowed), client_, identity);
   }
   if (created) return std::move(*created);
   Status status = Status::bad_gateway;

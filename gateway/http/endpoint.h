@@ -75,7 +75,10 @@ struct Answer {
 // One per connection: requests on a connection are served one after another.
 class Endpoint {
  public:
-  Endpoint(std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions, bool tls);
+  // `peer`: the client's IP address, whom sessions count for without auth
+  // (session.max_per_client).
+  Endpoint(std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions, bool tls,
+           std::string peer = {});
 
   // Served by the generation current when it is called: a request read while
   // a reload ran is served by the new config, and a revoked token gets no
@@ -104,6 +107,7 @@ class Endpoint {
   std::shared_ptr<const CurrentGeneration> current_;
   SessionTable& sessions_;
   const bool tls_;
+  const std::string peer_;
   // Of the request being served.
   std::shared_ptr<const Generation> generation_;
   std::shared_ptr<const config::Config> config_;  // generation_->config

@@ -5,8 +5,10 @@
 // AggregateSession). The HTTP transport speaks to either through this.
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,12 @@ class ClientSession {
   // Why it closed ("" while open): the answer to an initialize whose session
   // ended before the message reached it (a server that died at once).
   [[nodiscard]] virtual std::string closeReason() const = 0;
+  // When its client last used it, or nullopt while a request of its client is
+  // in flight (or it cannot tell): the per-client session limit closes the
+  // least recently used idle session to make room.
+  [[nodiscard]] virtual std::optional<std::chrono::steady_clock::time_point> idleSince() const {
+    return std::nullopt;
+  }
 
  protected:
   // `client` is who created the session (empty without auth).

@@ -459,6 +459,12 @@ void Session::close(const std::string& reason) {
   });
 }
 
+std::optional<std::chrono::steady_clock::time_point> Session::idleSince() const {
+  std::lock_guard lock(mu_);
+  if (!pending_.empty()) return std::nullopt;
+  return last_activity_;
+}
+
 std::string Session::closeReason() const {
   std::lock_guard lock(mu_);
   return close_reason_;

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
@@ -58,6 +59,7 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) override;
   void close(const std::string& reason) override;
   [[nodiscard]] std::string closeReason() const override;
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> idleSince() const override;
 
  private:
   struct Pending {

@@ -3,6 +3,7 @@
 #include <openssl/rand.h>
 
 #include <array>
+#include <chrono>
 #include <boost/asio/strand.hpp>
 #include <stdexcept>
 #include <vector>
@@ -55,14 +56,79 @@ std::optional<SessionTable::Failure> SessionTable::admitLocked(const config::Con
   return std::nullopt;
 }
 
+std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTable::makeRoomLocked(
+    const config::Config& config, const std::string& identity) {
+  const std::uint32_t limit = config.session.max_per_client;
+  if (limit == 0 || identity.empty()) return nullptr;
+  std::size_t own = 0;
+  std::shared_ptr<ClientSession> oldest;
+  std::chrono::steady_clock::time_point oldest_use{};
+  for (const auto& [sid, who] : identity_) {
+    if (who != identity) continue;
+    ++own;
+    auto found = sessions_.find(sid);
+    if (found == sessions_.end()) continue;
+    // Lock order: the table, then a session (a session calls the table's
+    // hooks only with its own lock released).
+    auto since = found->second->idleSince();
+    if (since && (!oldest || *since < oldest_use)) {
+      oldest = found->second;
+      oldest_use = *since;
+    }
+  }
+  if (own < limit) return nullptr;
+  if (!oldest) {
+    return std::unexpected(Failure{
+        CreateError::kClientTooMany,
+        "client '" + identity + "' already has " + std::to_string(own) +
+            " live sessions (session.max_per_client) and each has a request in flight; end one "
+            "(HTTP DELETE) or retry when one is done"});
+  }
+  eraseLocked(oldest->id());
+  return oldest;
+}
+
+void SessionTable::enterLocked(const std::string& id, std::shared_ptr<ClientSession> session,
+                               bool inner, const std::string& identity) {
+  sessions_.emplace(id, std::move(session));
+  if (inner) {
+    inner_.insert(id);
+  } else {
+    identity_.emplace(id, identity);
+  }
+  metrics::sessionsChanged(1);
+}
+
+void SessionTable::eraseLocked(const std::string& id) {
+  inner_.erase(id);
+  identity_.erase(id);
+  if (sessions_.erase(id) > 0) metrics::sessionsChanged(-1);
+}
+
+namespace {
+
+// Out of the table already: its next request gets 404 and its client
+// initializes again.
+void closeToMakeRoom(const std::shared_ptr<ClientSession>& evicted, const std::string& identity,
+                     const config::Config& config) {
+  if (!evicted) return;
+  const std::string limit = std::to_string(config.session.max_per_client);
+  log::info("session closed to make room",
+            {{"session", evicted->id()}, {"client", identity}, {"max_per_client", limit}});
+  evicted->close("its client opened more than session.max_per_client (" + limit +
+                 ") sessions, and it was the least recently used idle one");
+}
+
+}  // namespace
+
 std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::create(
     const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
-    const std::string& client, bool inner) {
+    const std::string& client, bool inner, const std::string& identity) {
   std::string id = newSessionId();
+  const std::string& whom = identity.empty() ? client : identity;
   Session::Hooks hooks{[this](const std::string& sid) {
                          std::lock_guard lock(mu_);
-                         inner_.erase(sid);
-                         if (sessions_.erase(sid) > 0) metrics::sessionsChanged(-1);
+                         eraseLocked(sid);
                        },
                        [this] {
                          --children_alive_;
@@ -74,15 +140,20 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
   // concurrent initializes cannot pass a limit together. In the table before
   // the server starts, so a server that dies at once is taken out again by its
   // own close(), never left behind.
+  std::shared_ptr<ClientSession> evicted;
   {
     std::lock_guard lock(mu_);
     if (auto refused = admitLocked(*generation->config, client, inner)) {
       return std::unexpected(*refused);
     }
-    sessions_.emplace(id, session);
-    if (inner) inner_.insert(id);
-    metrics::sessionsChanged(1);
+    if (!inner) {
+      auto room = makeRoomLocked(*generation->config, whom);
+      if (!room) return std::unexpected(room.error());
+      evicted = std::move(*room);
+    }
+    enterLocked(id, session, inner, whom);
   }
+  closeToMakeRoom(evicted, whom, *generation->config);
   ++children_alive_;
   metrics::childrenChanged(1);
   if (auto started = session->start(); !started) {
@@ -90,8 +161,7 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
     metrics::childrenChanged(-1);
     {
       std::lock_guard lock(mu_);
-      inner_.erase(id);
-      if (sessions_.erase(id) > 0) metrics::sessionsChanged(-1);
+      eraseLocked(id);
     }
     log::error("cannot start server", {{"server", server.name}, {"error", started.error()}});
     return std::unexpected(
@@ -104,13 +174,14 @@ std::expected<std::shared_ptr<Session>, SessionTable::Failure> SessionTable::cre
 
 std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTable::createAggregate(
     const std::shared_ptr<const Generation>& generation, std::vector<std::string> servers,
-    const std::string& client) {
+    const std::string& client, const std::string& identity) {
   std::string id = newSessionId();
+  const std::string& whom = identity.empty() ? client : identity;
   AggregateSession::Hooks hooks{
       .on_closed =
           [this](const std::string& sid) {
             std::lock_guard lock(mu_);
-            if (sessions_.erase(sid) > 0) metrics::sessionsChanged(-1);
+            eraseLocked(sid);
           },
       .current = [this] { return current(); },
       .create_inner =
@@ -124,14 +195,18 @@ std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTabl
   auto session =
       std::make_shared<AggregateSession>(id, client, boost::asio::make_strand(pool_.local()), generation,
                                          std::move(servers), std::move(hooks));
+  std::shared_ptr<ClientSession> evicted;
   {
     std::lock_guard lock(mu_);
     if (auto refused = admitLocked(*generation->config, client, /*inner=*/false)) {
       return std::unexpected(*refused);
     }
-    sessions_.emplace(id, session);
-    metrics::sessionsChanged(1);
+    auto room = makeRoomLocked(*generation->config, whom);
+    if (!room) return std::unexpected(room.error());
+    evicted = std::move(*room);
+    enterLocked(id, session, /*inner=*/false, whom);
   }
+  closeToMakeRoom(evicted, whom, *generation->config);
   session->start();
   log::info("session created", {{"endpoint", "/mcp"}, {"session", id}, {"client", client}});
   return session;

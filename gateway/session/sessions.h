@@ -27,7 +27,8 @@ class SessionTable {
   SessionTable(IoPool& pool, std::shared_ptr<const CurrentGeneration> current);
 
   // kTooMany: the gateway's limits.max_sessions; kClientTooMany: the
-  // client's own auth.clients.NAME.max_sessions; kShuttingDown: after drain().
+  // client's own auth.clients.NAME.max_sessions, or session.max_per_client
+  // with none of its sessions idle; kShuttingDown: after drain().
   enum class CreateError { kTooMany, kClientTooMany, kSpawnFailed, kShuttingDown };
   struct Failure {
     CreateError kind;
@@ -39,16 +40,18 @@ class SessionTable {
   // `inner`: a server session of an aggregate session (/mcp), which counts
   // against the gateway's limit but not against the client's own: the
   // aggregate session counts for the client.
+  // `identity`: whom session.max_per_client counts it for (the client, or
+  // its address without auth); empty: `client`.
   [[nodiscard]] std::expected<std::shared_ptr<Session>, Failure> create(
       const std::shared_ptr<const Generation>& generation, const config::ServerConfig& server,
-      const std::string& client = {}, bool inner = false);
+      const std::string& client = {}, bool inner = false, const std::string& identity = {});
   // The generation new sessions are made from.
   [[nodiscard]] std::shared_ptr<const Generation> current() const { return current_->get(); }
   // A session of the aggregate endpoint /mcp over `servers` (names in
   // generation's config); their sessions are started as it needs them.
   [[nodiscard]] std::expected<std::shared_ptr<ClientSession>, Failure> createAggregate(
       const std::shared_ptr<const Generation>& generation, std::vector<std::string> servers,
-      const std::string& client = {});
+      const std::string& client = {}, const std::string& identity = {});
   [[nodiscard]] std::shared_ptr<ClientSession> find(const std::string& id);
   void closeAll(const std::string& reason);
   // Shutdown has begun: from now on no new session is created (an aggregate
@@ -64,12 +67,22 @@ class SessionTable {
   // Why a new session of `client` may not be entered now, if it may not. mu_ held.
   [[nodiscard]] std::optional<Failure> admitLocked(const config::Config& config,
                                                    const std::string& client, bool inner) const;
+  // session.max_per_client: at the limit, takes the identity's least recently
+  // used idle session out of the table and returns it, for the caller to
+  // close outside the lock; null when there is room. mu_ held.
+  [[nodiscard]] std::expected<std::shared_ptr<ClientSession>, Failure> makeRoomLocked(
+      const config::Config& config, const std::string& identity);
+  // Enters a session admitted by admitLocked and makeRoomLocked. mu_ held.
+  void enterLocked(const std::string& id, std::shared_ptr<ClientSession> session, bool inner,
+                   const std::string& identity);
+  void eraseLocked(const std::string& id);  // mu_ held
 
   IoPool& pool_;
   std::shared_ptr<const CurrentGeneration> current_;
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<ClientSession>> sessions_;
   std::unordered_set<std::string> inner_;  // ids of aggregate sessions' server sessions
+  std::unordered_map<std::string, std::string> identity_;  // id -> whom it counts for (not inner)
   std::atomic<int> children_alive_{0};
   std::atomic<bool> draining_{false};
 };

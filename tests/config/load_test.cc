@@ -124,6 +124,7 @@ TEST_F(LoadConfigTest, FillsDefaults) {
   EXPECT_EQ(config->session.idle_timeout, seconds(300));
   EXPECT_EQ(config->session.grace, seconds(10));
   EXPECT_EQ(config->session.request_timeout, seconds(300));
+  EXPECT_EQ(config->session.max_per_client, 16U);
   EXPECT_EQ(config->limits.max_body_bytes, 4U * 1024 * 1024);
   EXPECT_EQ(config->limits.max_json_depth, 64U);
   EXPECT_EQ(config->limits.max_line_bytes, 16U * 1024 * 1024);
@@ -325,6 +326,14 @@ TEST_F(LoadConfigTest, UnknownTopLevelKey) {
 TEST_F(LoadConfigTest, UnknownKeyInSession) {
   EXPECT_EQ(errorOf(std::string(kMinimal) + "session:\n  grace: 5s\n  idle_timout: 10s\n"),
             at(6, "unknown key 'idle_timout' in session (did you mean 'idle_timeout'?)"));
+}
+
+TEST_F(LoadConfigTest, SessionMaxPerClient) {
+  auto off = load(std::string(kMinimal) + "session: {max_per_client: 0}\n");
+  ASSERT_NE(off, nullptr);
+  EXPECT_EQ(off->session.max_per_client, 0U) << "0 turns the limit off";
+  EXPECT_EQ(errorOf(std::string(kMinimal) + "session: {max_per_client: -1}\n"),
+            at(4, "session.max_per_client '-1' must be an integer from 0 (no limit) to 1000000"));
 }
 
 TEST_F(LoadConfigTest, UnknownKeyInLimits) {

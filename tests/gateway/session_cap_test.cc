@@ -1,0 +1,96 @@
+// session.max_per_client with the real binary: a client that never ends its
+// sessions (as the MCP Inspector CLI does: initialize, one call, exit without
+// DELETE) keeps at most the limit of live servers, not one per call until the
+// idle timeout.
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/gateway/harness.h"
+
+namespace mcpgate::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string capConfig(int limit) {
+  return "listen: 127.0.0.1:0\nservers:\n" + testServerYaml("test") +
+         "session: {idle_timeout: 60s, grace: 2s, max_per_client: " + std::to_string(limit) + "}\n";
+}
+
+struct Started {
+  std::string sid;
+  std::set<pid_t> processes;  // host pids: sandbox supervisor, its init, the server
+};
+
+Started startSession(Gateway& gw) {
+  const std::set<pid_t> before = descendants(gw.pid());
+  Started started{gw.initialize("test"), {}};
+  for (pid_t pid : descendants(gw.pid())) {
+    if (!before.contains(pid)) started.processes.insert(pid);
+  }
+  return started;
+}
+
+TEST(SessionCap, AClientThatNeverEndsItsSessionsKeepsAtMostTheLimitOfServers) {
+  Gateway gw(capConfig(3));
+  std::vector<Started> calls;
+  for (int i = 0; i < 8; ++i) {
+    Started s = startSession(gw);
+    ASSERT_FALSE(s.processes.empty());
+    EXPECT_EQ(text(gw.callTool("test", s.sid, "echo", {{"text", "call " + std::to_string(i)}})),
+              "call " + std::to_string(i));
+    calls.push_back(s);  // and never DELETEd
+  }
+  // The five least recently used were closed to make room: servers reaped, 404 for their client.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(waitUntil([&] { return !anyAlive(calls[i].processes); }, 10s))
+        << "the server of call " << i << " still runs";
+    auto late = gw.post("test", toolCall(50 + i, "echo", {{"text", "x"}}), calls[i].sid);
+    EXPECT_EQ(late.status, 404) << late.body;
+  }
+  // The last three still serve.
+  for (int i = 5; i < 8; ++i) {
+    EXPECT_TRUE(anyAlive(calls[i].processes));
+    EXPECT_EQ(text(gw.callTool("test", calls[i].sid, "echo", {{"text", "again"}}, 60 + i)),
+              "again");
+  }
+  std::size_t made_room = 0;
+  for (const json& entry : logEntries(gw.log(), "session closed to make room")) {
+    EXPECT_EQ(entry["client"], "127.0.0.1");  // without auth, a client is its address
+    ++made_room;
+  }
+  EXPECT_EQ(made_room, 5U);
+}
+
+TEST(SessionCap, ASessionWithARequestInFlightIsNotClosedAndTheNewOneIsRefused) {
+  Gateway gw(capConfig(1));
+  Started busy = startSession(gw);
+  StreamingRequest hanging(gw.port(), "POST", "/mcp/test",
+                           {{"Content-Type", "application/json"},
+                            {"Accept", "application/json"},
+                            {"Mcp-Session-Id", busy.sid}},
+                           toolCall(31, "hang").dump());
+  ASSERT_TRUE(waitUntil([&] { return gw.log().find("recv tools/call") != std::string::npos; }, 5s));
+
+  auto refused = gw.post("test", initializeRequest(), "");
+  EXPECT_EQ(refused.status, 429) << refused.body;
+  EXPECT_EQ(refused.json_body()["error"]["data"]["reason"], "client_max_sessions");
+  EXPECT_NE(refused.body.find("session.max_per_client"), std::string::npos) << refused.body;
+  EXPECT_TRUE(anyAlive(busy.processes));
+}
+
+TEST(SessionCap, ZeroTurnsTheLimitOff) {
+  Gateway gw(capConfig(0));
+  std::vector<Started> calls;
+  for (int i = 0; i < 4; ++i) calls.push_back(startSession(gw));
+  for (const Started& s : calls) {
+    EXPECT_EQ(text(gw.callTool("test", s.sid, "echo", {{"text", "on"}})), "on");
+  }
+}
+
+}  // namespace
+}  // namespace mcpgate::testing
