@@ -78,8 +78,8 @@ struct SessionConfig {
   // MCP Inspector CLI) would otherwise hold a server per call until the idle
   // timeout. At the limit, an initialize closes the client's least recently
   // used idle session (its next request gets 404, so its client initializes
-  // again); with none idle, it is refused. 0: no limit. The aggregate
-  // endpoint's sessions count, but are not closed to make room.
+  // again); with none idle, it is refused. 0: no limit. An aggregate (/mcp)
+  // session counts as one, its servers' sessions with it.
   std::uint32_t max_per_client = 16;
 };
 

@@ -83,7 +83,9 @@ ClientSession::Accepted AggregateSession::fromClient(std::vector<json> messages,
                                                      std::string /*original*/,
                                                      const std::shared_ptr<Mailbox>& mailbox) {
   if (closed_) return Accepted::kClosed;
+  used_ = Clock::now();
   for (json& message : messages) {
+    if (jsonrpc::classify(message) == jsonrpc::Kind::kRequest) ++requests_open_;
     // The coroutine holds the session: a close meanwhile must not free it under it.
     asio::co_spawn(
         strand_,
@@ -105,6 +107,11 @@ ClientSession::StreamResult AggregateSession::openStream(const std::shared_ptr<M
     backlog_.pop_front();
   }
   return StreamResult::kOk;
+}
+
+std::optional<std::chrono::steady_clock::time_point> AggregateSession::idleSince() const {
+  if (requests_open_ > 0) return std::nullopt;
+  return used_.load();
 }
 
 void AggregateSession::close(const std::string& reason) {
@@ -142,6 +149,8 @@ awaitable<void> AggregateSession::handle(json message, std::shared_ptr<Mailbox> 
         response["id"] = id;
         out->pushFinal(response.dump(-1, ' ', false, json::error_handler_t::replace));
       }
+      used_ = Clock::now();
+      --requests_open_;
       break;
     }
     case jsonrpc::Kind::kNotification: {

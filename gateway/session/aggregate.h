@@ -64,6 +64,7 @@ class AggregateSession final : public ClientSession,
   StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) override;
   void close(const std::string& reason) override;
   [[nodiscard]] std::string closeReason() const override;
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> idleSince() const override;
 
  private:
   static const std::string kNoServer;
@@ -108,6 +109,10 @@ class AggregateSession final : public ClientSession,
   Hooks hooks_;
   boost::asio::steady_timer timer_;
   std::atomic<bool> closed_{false};
+  // For idleSince(), read from other threads: client requests not yet
+  // answered, and when the client last sent a message or was answered.
+  std::atomic<int> requests_open_{0};
+  std::atomic<std::chrono::steady_clock::time_point> used_{std::chrono::steady_clock::now()};
 
   // On the strand:
   nlohmann::json initialize_params_;  // the client's, replayed to each server

@@ -83,6 +83,21 @@ TEST(SessionCap, ASessionWithARequestInFlightIsNotClosedAndTheNewOneIsRefused) {
   EXPECT_TRUE(anyAlive(busy.processes));
 }
 
+// The Inspector CLI (0.15) sends a URL that does not end in /mcp to /mcp: the aggregate endpoint.
+TEST(SessionCap, AggregateSessionsMakeRoomToo) {
+  Gateway gw(capConfig(2));
+  std::vector<std::string> sids;
+  for (int i = 0; i < 3; ++i) {
+    sids.push_back(gw.initialize(""));
+    EXPECT_EQ(text(gw.callTool("", sids.back(), "test__echo", {{"text", "agg"}})), "agg");
+  }
+  auto late = gw.post("", toolCall(9, "test__echo", {{"text", "x"}}), sids[0]);
+  EXPECT_EQ(late.status, 404) << late.body;
+  EXPECT_EQ(text(gw.callTool("", sids[1], "test__echo", {{"text", "still"}}, 10)), "still");
+  EXPECT_EQ(text(gw.callTool("", sids[2], "test__echo", {{"text", "still"}}, 11)), "still");
+  EXPECT_EQ(logEntries(gw.log(), "session closed to make room").size(), 1U) << gw.log();
+}
+
 TEST(SessionCap, ZeroTurnsTheLimitOff) {
   Gateway gw(capConfig(0));
   std::vector<Started> calls;
