@@ -77,8 +77,8 @@ struct SessionConfig {
   // auth, its IP address without. A client that never ends its sessions (the
   // MCP Inspector CLI) would otherwise hold a server per call until the idle
   // timeout. At the limit, an initialize closes the client's least recently
-  // used idle session (its next request gets 404, so its client initializes
-  // again); with none idle, it is refused. 0: no limit. An aggregate (/mcp)
+  // used session idle for 5 s or more (its next request gets 404, so its client
+  // initializes again); with none, it is admitted. 0: no limit. An aggregate (/mcp)
   // session counts as one, its servers' sessions with it.
   std::uint32_t max_per_client = 16;
 };

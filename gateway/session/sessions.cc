@@ -56,6 +56,16 @@ std::optional<SessionTable::Failure> SessionTable::admitLocked(const config::Con
   return std::nullopt;
 }
 
+namespace {
+
+// A session its client used this recently is not closed to make room: agents
+// sharing one token (one client) may run more sessions at once than the limit
+// (the limit is for sessions a client has left behind, not for work in
+// progress); they are admitted above it until some have been idle this long.
+constexpr auto kInUseWithin = std::chrono::seconds(5);
+
+}  // namespace
+
 std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTable::makeRoomLocked(
     const config::Config& config, const std::string& identity) {
   const std::uint32_t limit = config.session.max_per_client;
@@ -63,6 +73,7 @@ std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTabl
   std::size_t own = 0;
   std::shared_ptr<ClientSession> oldest;
   std::chrono::steady_clock::time_point oldest_use{};
+  const auto in_use_since = std::chrono::steady_clock::now() - kInUseWithin;
   for (const auto& [sid, who] : identity_) {
     if (who != identity) continue;
     ++own;
@@ -71,19 +82,13 @@ std::expected<std::shared_ptr<ClientSession>, SessionTable::Failure> SessionTabl
     // Lock order: the table, then a session (a session calls the table's
     // hooks only with its own lock released).
     auto since = found->second->idleSince();
-    if (since && (!oldest || *since < oldest_use)) {
+    if (since && *since <= in_use_since && (!oldest || *since < oldest_use)) {
       oldest = found->second;
       oldest_use = *since;
     }
   }
-  if (own < limit) return nullptr;
-  if (!oldest) {
-    return std::unexpected(Failure{
-        CreateError::kClientTooMany,
-        "client '" + identity + "' already has " + std::to_string(own) +
-            " live sessions (session.max_per_client) and each has a request in flight; end one "
-            "(HTTP DELETE) or retry when one is done"});
-  }
+  // Every one in use: admitted above the limit (limits.max_sessions still holds).
+  if (own < limit || !oldest) return nullptr;
   eraseLocked(oldest->id());
   return oldest;
 }

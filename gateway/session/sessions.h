@@ -27,8 +27,7 @@ class SessionTable {
   SessionTable(IoPool& pool, std::shared_ptr<const CurrentGeneration> current);
 
   // kTooMany: the gateway's limits.max_sessions; kClientTooMany: the
-  // client's own auth.clients.NAME.max_sessions, or session.max_per_client
-  // with none of its sessions idle; kShuttingDown: after drain().
+  // client's own auth.clients.NAME.max_sessions; kShuttingDown: after drain().
   enum class CreateError { kTooMany, kClientTooMany, kSpawnFailed, kShuttingDown };
   struct Failure {
     CreateError kind;
@@ -68,8 +67,8 @@ class SessionTable {
   [[nodiscard]] std::optional<Failure> admitLocked(const config::Config& config,
                                                    const std::string& client, bool inner) const;
   // session.max_per_client: at the limit, takes the identity's least recently
-  // used idle session out of the table and returns it, for the caller to
-  // close outside the lock; null when there is room. mu_ held.
+  // used session idle for some seconds out of the table and returns it, for
+  // the caller to close outside the lock; null when none has to or may. mu_ held.
   [[nodiscard]] std::expected<std::shared_ptr<ClientSession>, Failure> makeRoomLocked(
       const config::Config& config, const std::string& identity);
   // Enters a session admitted by admitLocked and makeRoomLocked. mu_ held.
