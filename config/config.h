@@ -36,7 +36,7 @@ struct Error {
 // A server reached over Streamable HTTP (`url:`) instead of started from a
 // command. Filled by config/remote_section.cc.
 struct RemoteConfig {
-  std::string url;  // as written
+  std::string url;   // as written
   bool tls = false;  // https
   std::string host;  // host name or IP address (IPv6 without brackets)
   std::uint16_t port = 0;
@@ -88,6 +88,18 @@ struct LimitsConfig {
   std::uint32_t max_json_depth = 64;                // nesting of arrays and objects
   std::uint64_t max_line_bytes = 16 * 1024 * 1024;  // one message line from a server
   std::uint32_t max_sessions = 1024;
+  // Open connections from one client address; past it a connection is
+  // answered 503 and closed (HttpServer).
+  std::uint32_t max_connections_per_address = 1024;
+  // Messages queued for clients and not yet sent (SSE streams, responses,
+  // the backlog for a GET stream). Over the session's or the gateway's
+  // budget the gateway stops reading the server (backpressure); a stream
+  // over its own budget whose client takes nothing for stream_stall_timeout
+  // is ended with an error.
+  std::uint64_t max_stream_queue_bytes = 8 * 1024 * 1024;
+  std::uint64_t max_session_queue_bytes = 32 * 1024 * 1024;
+  std::uint64_t max_queued_bytes = 512 * 1024 * 1024;
+  std::chrono::milliseconds stream_stall_timeout{std::chrono::seconds(10)};
 };
 
 // The `dlp:` section. Closed by default: DLP is on with the shipped rule packs.
@@ -99,6 +111,13 @@ struct DlpConfig {
   // When set, the action of every rule in that direction, instead of its own.
   std::optional<dlp::Action> request_action;
   std::optional<dlp::Action> response_action;
+  // What a message gets when part of it could not be decoded within the limits below
+  // (dlp::Policy::unscanned); unset: block, closed both ways. An operator may let responses
+  // through with warn.
+  std::optional<dlp::Action> unscanned_request;
+  std::optional<dlp::Action> unscanned_response;
+  std::uint64_t max_decoded_bytes = 4 << 20;              // per scanned string
+  std::uint64_t max_decoded_bytes_per_message = 8 << 20;  // over all strings of one message
 };
 
 // The `audit:` section. Without it there is no audit file: findings and policy
@@ -212,6 +231,9 @@ struct Config {
   // port (the loader refuses an explicit empty list). Check with originAllowed
   // in config/origin.h rather than reading this directly.
   std::vector<std::string> allowed_origins;
+  // Host header names the gateway answers to (config::hostAllowed); empty:
+  // loopback names only without auth, any plain host name with auth.
+  std::vector<std::string> allowed_hosts;
   std::map<std::string, ServerConfig> servers;
   std::string servers_key = "servers";  // the key the file lists them under ("mcpServers")
   SessionConfig session;

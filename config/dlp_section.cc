@@ -1,9 +1,11 @@
 #include "config/dlp_section.h"
 
 #include <map>
+#include <optional>
 #include <string_view>
 #include <system_error>
 
+#include "config/units.h"
 #include "config/yaml_support.h"
 #include "dlp/rule.h"
 #include "dlp/rule_paths.h"
@@ -34,10 +36,21 @@ class DlpLoader {
       } else if (name == "rules") {
         done = loadRules(item, line, dlp);
       } else if (name == "default_action") {
-        done = loadDefaultAction(item, line, dlp);
+        done = loadDirectionActions(item, line, "dlp.default_action", dlp.request_action,
+                                    dlp.response_action);
+      } else if (name == "unscanned_action") {
+        done = loadDirectionActions(item, line, "dlp.unscanned_action", dlp.unscanned_request,
+                                    dlp.unscanned_response);
+      } else if (name == "max_decoded_bytes" || name == "max_decoded_bytes_per_message") {
+        done = loadSize(item, line, "dlp." + name,
+                        name == "max_decoded_bytes" ? dlp.max_decoded_bytes
+                                                    : dlp.max_decoded_bytes_per_message);
       } else {
-        done = fail(lineOf(name_node), detail::unknownKeyMessage(
-                                           name, "in dlp", {"enabled", "rules", "default_action"}));
+        done = fail(
+            lineOf(name_node),
+            detail::unknownKeyMessage(name, "in dlp",
+                                      {"enabled", "rules", "default_action", "unscanned_action",
+                                       "max_decoded_bytes", "max_decoded_bytes_per_message"}));
       }
       if (!done) return done;
     }
@@ -115,28 +128,40 @@ class DlpLoader {
     return {};
   }
 
-  [[nodiscard]] std::expected<void, Error> loadDefaultAction(const YAML::Node& value, int line,
-                                                             DlpConfig& dlp) const {
+  // A {request: ACTION, response: ACTION} map (either key may be left out).
+  [[nodiscard]] std::expected<void, Error> loadDirectionActions(
+      const YAML::Node& value, int line, const std::string& where,
+      std::optional<dlp::Action>& request, std::optional<dlp::Action>& response) const {
     if (!value.IsMap()) {
-      return fail(line,
-                  "dlp.default_action must be a map such as {request: block, response: redact}");
+      return fail(line, where + " must be a map such as {request: block, response: redact}");
     }
-    auto items = entries(value, "in dlp.default_action");
+    auto items = entries(value, "in " + where);
     if (!items) return std::unexpected(items.error());
     for (const auto& [name, name_node, item] : *items) {
       const int at = item.IsNull() ? lineOf(name_node) : lineOf(item);
       if (name != "request" && name != "response") {
-        return fail(lineOf(name_node), detail::unknownKeyMessage(name, "in dlp.default_action",
-                                                                 {"request", "response"}));
+        return fail(lineOf(name_node),
+                    detail::unknownKeyMessage(name, "in " + where, {"request", "response"}));
       }
-      const std::string path = "dlp.default_action." + name;
+      const std::string path = where + "." + name;
       if (!item.IsScalar()) return fail(at, path + " must be " + std::string(kActions));
       auto action = dlp::parseAction(item.Scalar());
       if (!action) {
         return fail(at, path + " '" + item.Scalar() + "' must be " + std::string(kActions));
       }
-      (name == "request" ? dlp.request_action : dlp.response_action) = *action;
+      (name == "request" ? request : response) = *action;
     }
+    return {};
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadSize(const YAML::Node& value, int line,
+                                                    const std::string& where,
+                                                    std::uint64_t& out) const {
+    if (!value.IsScalar()) return fail(line, where + " must be a size such as 4MiB");
+    auto size = parseSize(value.Scalar());
+    if (!size) return fail(line, where + " '" + value.Scalar() + "' " + size.error());
+    if (*size == 0) return fail(line, where + " must be more than 0");
+    out = *size;
     return {};
   }
 
@@ -175,6 +200,15 @@ void emitDlpSection(YAML::Emitter& out, const DlpConfig& dlp) {
     }
     out << YAML::EndMap;
   }
+  out << YAML::Key << "unscanned_action" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "request" << YAML::Value
+      << std::string(dlp::toString(dlp.unscanned_request.value_or(dlp::Action::kBlock)));
+  out << YAML::Key << "response" << YAML::Value
+      << std::string(dlp::toString(dlp.unscanned_response.value_or(dlp::Action::kBlock)));
+  out << YAML::EndMap;
+  out << YAML::Key << "max_decoded_bytes" << YAML::Value << dlp.max_decoded_bytes;
+  out << YAML::Key << "max_decoded_bytes_per_message" << YAML::Value
+      << dlp.max_decoded_bytes_per_message;
   out << YAML::EndMap;
 }
 

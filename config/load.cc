@@ -97,7 +97,7 @@ class Loader : private detail::Reader {
       std::expected<void, Error> done;
       if (e.key == "listen") {
         done = loadListen(e, config);
-      } else if (e.key == "allowed_origins") {
+      } else if (e.key == "allowed_origins" || e.key == "allowed_hosts") {
         done = loadOrigins(e, config);
       } else if (e.key == "log_level") {
         done = loadLogLevel(e, config);
@@ -145,10 +145,11 @@ class Loader : private detail::Reader {
       } else if (e.key == "insecure_no_auth") {
         done = loadInsecureNoAuth(e, config);
       } else {
-        done = unknownKey(e, "at top level",
-                          {"listen", "allowed_origins", "log_level", "cache_dir", "state_dir",
-                           "servers", "mcpServers", "session", "limits", "sandbox", "dlp", "audit",
-                           "aggregate", "policies", "pins", "auth", "tls", "insecure_no_auth"});
+        done = unknownKey(
+            e, "at top level",
+            {"listen", "allowed_origins", "allowed_hosts", "log_level", "cache_dir", "state_dir",
+             "servers", "mcpServers", "session", "limits", "sandbox", "dlp", "audit", "aggregate",
+             "policies", "pins", "auth", "tls", "insecure_no_auth"});
       }
       if (!done) return done;
     }
@@ -172,6 +173,23 @@ class Loader : private detail::Reader {
   }
 
   [[nodiscard]] std::expected<void, Error> loadOrigins(const Entry& e, Config& config) const {
+    if (e.key == "allowed_hosts") {  // the names the gateway is reached by (Host header)
+      if (!e.value.IsSequence() || e.value.size() == 0) {
+        return fail(e.line(),
+                    "allowed_hosts must be a non-empty list of host names such as "
+                    "mcp.example.org (no port)");
+      }
+      for (const YAML::Node& item : e.value) {
+        auto host = scalar(item, lineOf(item), "allowed_hosts", "a host name");
+        if (!host) return std::unexpected(host.error());
+        if (!isValidHostEntry(*host)) {
+          return fail(lineOf(item), "allowed_hosts entry '" + *host +
+                                        "' must be '*', a host name, an IPv4 or a [IPv6] address");
+        }
+        config.allowed_hosts.push_back(std::move(*host));
+      }
+      return {};
+    }
     constexpr std::string_view kKind = "a list of origins such as http://localhost:3000";
     if (!e.value.IsSequence())
       return fail(e.line(), "allowed_origins must be " + std::string(kKind));
@@ -323,26 +341,39 @@ class Loader : private detail::Reader {
     if (!items) return std::unexpected(items.error());
     for (const Entry& item : *items) {
       const std::string path = "limits." + item.key;
-      if (item.key == "max_body_bytes" || item.key == "max_line_bytes") {
+      std::uint64_t* bytes = item.key == "max_body_bytes"           ? &limits.max_body_bytes
+                             : item.key == "max_line_bytes"         ? &limits.max_line_bytes
+                             : item.key == "max_stream_queue_bytes" ? &limits.max_stream_queue_bytes
+                             : item.key == "max_session_queue_bytes"
+                                 ? &limits.max_session_queue_bytes
+                             : item.key == "max_queued_bytes" ? &limits.max_queued_bytes
+                                                              : nullptr;
+      if (bytes != nullptr) {
         auto value = size(item, path);
         if (!value) return std::unexpected(value.error());
-        (item.key == "max_body_bytes" ? limits.max_body_bytes : limits.max_line_bytes) = *value;
+        *bytes = *value;
+      } else if (item.key == "stream_stall_timeout") {
+        auto value = duration(item, path);
+        if (!value) return std::unexpected(value.error());
+        limits.stream_stall_timeout = *value;
       } else if (item.key == "max_json_depth") {
         auto value = count(item, path, kMaxJsonDepth);
         if (!value) return std::unexpected(value.error());
         limits.max_json_depth = *value;
-      } else if (item.key == "max_sessions") {
+      } else if (item.key == "max_sessions" || item.key == "max_connections_per_address") {
         auto value = count(item, path, kMaxSessions);
         if (!value) return std::unexpected(value.error());
-        limits.max_sessions = *value;
+        (item.key == "max_sessions" ? limits.max_sessions : limits.max_connections_per_address) =
+            *value;
       } else {
         return unknownKey(item, "in limits",
-                          {"max_body_bytes", "max_json_depth", "max_line_bytes", "max_sessions"});
+                          {"max_body_bytes", "max_json_depth", "max_line_bytes", "max_sessions",
+                           "max_connections_per_address", "max_stream_queue_bytes",
+                           "max_session_queue_bytes", "max_queued_bytes", "stream_stall_timeout"});
       }
     }
     return {};
   }
-
 };
 
 // Sees only where documents start. yaml-cpp 0.7's LoadAll never returns on some malformed input
@@ -493,6 +524,9 @@ std::string describeConfig(const Config& config) {
     out << YAML::BeginMap;
     out << YAML::Key << "listen" << YAML::Value
         << formatHostPort(config.listen_host, config.listen_port);
+    if (!config.allowed_hosts.empty()) {
+      out << YAML::Key << "allowed_hosts" << YAML::Value << YAML::Flow << config.allowed_hosts;
+    }
     if (!config.allowed_origins.empty()) {
       out << YAML::Key << "allowed_origins" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const std::string& origin : config.allowed_origins) out << origin;
@@ -514,6 +548,16 @@ std::string describeConfig(const Config& config) {
     out << YAML::Key << "max_json_depth" << YAML::Value << config.limits.max_json_depth;
     out << YAML::Key << "max_line_bytes" << YAML::Value << formatSize(config.limits.max_line_bytes);
     out << YAML::Key << "max_sessions" << YAML::Value << config.limits.max_sessions;
+    out << YAML::Key << "max_connections_per_address" << YAML::Value
+        << config.limits.max_connections_per_address;
+    out << YAML::Key << "max_stream_queue_bytes" << YAML::Value
+        << formatSize(config.limits.max_stream_queue_bytes);
+    out << YAML::Key << "max_session_queue_bytes" << YAML::Value
+        << formatSize(config.limits.max_session_queue_bytes);
+    out << YAML::Key << "max_queued_bytes" << YAML::Value
+        << formatSize(config.limits.max_queued_bytes);
+    out << YAML::Key << "stream_stall_timeout" << YAML::Value
+        << formatDuration(config.limits.stream_stall_timeout);
     out << YAML::EndMap;
     out << YAML::Key << "sandbox" << YAML::Value;
     emitGlobalSandbox(out, config.sandbox);

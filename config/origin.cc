@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "common/loopback.h"
+
 namespace mcpgate::config {
 namespace {
 
@@ -70,7 +72,36 @@ std::optional<Origin> parseOrigin(std::string_view text) {
   return origin;
 }
 
+// The host part of a Host header (lower case; IPv6 keeps its brackets):
+// parsed as the host of an origin, so the same strictness applies.
+std::optional<std::string> hostOf(std::string_view header) {
+  auto parsed = parseOrigin("http://" + std::string(header));
+  if (!parsed) return std::nullopt;
+  return std::move(parsed->host);
+}
+
 }  // namespace
+
+bool isValidHostEntry(std::string_view entry) {
+  return entry == "*" ||
+         (entry.find(':') == std::string_view::npos
+              ? hostOf(entry).has_value()
+              : entry.starts_with('[') && entry.ends_with(']') && hostOf(entry).has_value());
+}
+
+bool hostAllowed(const Config& config, std::string_view host) {
+  const std::optional<std::string> name = hostOf(host);
+  if (!name) return false;
+  if (config.allowed_hosts.empty()) {
+    // Reached by names the gateway cannot know: with auth, or listening
+    // beyond loopback (insecure_no_auth), every well-formed host.
+    if (config.auth.enabled() || !common::isLoopbackHost(config.listen_host)) return true;
+    return common::isLoopbackHost(*name == "[::1]" ? std::string_view("::1") : *name);
+  }
+  return std::any_of(
+      config.allowed_hosts.begin(), config.allowed_hosts.end(),
+      [&](const std::string& entry) { return entry == "*" || toLower(entry) == *name; });
+}
 
 bool isValidOriginEntry(std::string_view entry) {
   return entry == "*" || parseOrigin(entry).has_value();

@@ -19,4 +19,13 @@ namespace mcpgate::config {
 // scheme http or https and nothing after the port (an Origin has no path).
 [[nodiscard]] bool isValidOriginEntry(std::string_view entry);
 
+// The Host header against `allowed_hosts` (its host part, ignoring case and
+// the port; "*" allows every host). Unset: on a loopback listener without
+// auth only loopback names (localhost, 127.0.0.0/8, [::1]), so a DNS-rebinding
+// page cannot read the gateway through a name of its own; with auth (or a
+// listener beyond loopback) any well-formed host. A
+// malformed Host (userinfo, a path, odd characters) is never allowed.
+[[nodiscard]] bool hostAllowed(const Config& config, std::string_view host);
+[[nodiscard]] bool isValidHostEntry(std::string_view entry);
+
 }  // namespace mcpgate::config

@@ -16,14 +16,14 @@ echo "== clang-tidy (C++ lines changed since the fork point, or by the last comm
 bash scripts/tidy.sh build
 echo "== tests (release)"
 # Not here: `container` and `lb` (image builds, HAProxy; tests/deploy/CMakeLists.txt).
-(cd build && ctest --output-on-failure --no-tests=error --timeout 600 -LE 'container|lb')
+(cd build && ctest --output-on-failure --no-tests=error --timeout 600 -LE 'container|lb|soak|hostile')
 
 echo "== build (ASan + UBSan)"
 bash scripts/build.sh build-asan -DMCPGATE_WERROR=ON -DMCPGATE_SANITIZE=ON -DMCPGATE_TESTS=ON \
   -DMCPGATE_BENCH=OFF
 echo "== tests (ASan + UBSan: unit and integration)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-(cd build-asan && ctest --output-on-failure --no-tests=error --timeout 600 -LE 'e2e|conformance|bench|container|lb')
+(cd build-asan && ctest --output-on-failure --no-tests=error --timeout 600 -LE 'e2e|conformance|bench|container|lb|soak|hostile')
 
 # Fuzz targets (tests/fuzz/README.md): a clang tree holding only them and the libraries they
 # fuzz, each run for MCPGATE_FUZZ_SECONDS (default 10) from its seed corpus.

@@ -207,13 +207,45 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
   if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
   std::vector<std::string> blocking;
   const std::set<std::string> secret_keys = secretKeys(findings);
+  std::size_t logged = 0;
   for (const dlp::Finding& finding : findings.items) {
-    const std::string matched = matchedText(message, finding);
-    audit::finding(context, method, auditable(finding, secret_keys), dlp::maskedPreview(matched),
-                   matched);
+    if (logged < audit::kFindingLinesPerMessage) {
+      ++logged;
+      const std::string matched = matchedText(message, finding);
+      audit::finding(context, method, auditable(finding, secret_keys), dlp::maskedPreview(matched),
+                     matched);
+    } else {
+      audit::findingCounted(finding);
+    }
     if (finding.action == dlp::Action::kBlock &&
         std::ranges::find(blocking, finding.rule->id) == blocking.end()) {
       blocking.push_back(finding.rule->id);
+    }
+  }
+
+  if (logged < findings.items.size()) {
+    audit::findingsOverCap(context, method, findings.items.size() - logged, findings.items.size());
+  }
+  if (!findings.unscanned.empty()) {
+    const std::string_view direction_name = dlp::toString(direction);
+    if (findings.unscanned_action == dlp::Action::kBlock && blocking.empty()) {
+      // Named apart from a rule's match: the sender learns which limit to raise.
+      Verdict verdict = blocked(context, blocking,
+                                "the " + std::string(direction_name) +
+                                    " could not be fully scanned: " + findings.unscanned +
+                                    "; raise the dlp limit or set dlp.unscanned_action");
+      verdict.data["reason"] = "dlp_unscanned";
+      verdict.data["unscanned"] = findings.unscanned;
+      audit::decision(context, method, "dlp_unscanned", verdict.message);
+      return verdict;
+    }
+    if (findings.unscanned_action != dlp::Action::kBlock) {
+      log::warn("DLP could not scan all of a message; passed as dlp.unscanned_action says",
+                {{"server", context.server},
+                 {"session", context.session},
+                 {"direction", direction_name},
+                 {"unscanned", findings.unscanned},
+                 {"action", dlp::toString(findings.unscanned_action)}});
     }
   }
 

@@ -76,15 +76,20 @@ std::expected<std::shared_ptr<const PolicyTable>, std::string> PolicyTable::buil
     return specificityOf(a) > specificityOf(b);
   });
 
-  auto base = [&](const std::optional<dlp::Action>& action) {
+  auto base = [&](const std::optional<dlp::Action>& action,
+                  const std::optional<dlp::Action>& unscanned) {
     dlp::Policy policy;
+    // What could not be decoded within the limits: blocked unless the operator says otherwise.
+    policy.unscanned = unscanned.value_or(dlp::Action::kBlock);
+    policy.max_decoded_bytes = config.dlp.max_decoded_bytes;
+    policy.max_decoded_bytes_per_message = config.dlp.max_decoded_bytes_per_message;
     if (rules && action) {
       for (const dlp::Rule& rule : rules->rules()) policy.actions.emplace(rule.id, *action);
     }
     return policy;
   };
-  table->defaults_.request = base(config.dlp.request_action);
-  table->defaults_.response = base(config.dlp.response_action);
+  table->defaults_.request = base(config.dlp.request_action, config.dlp.unscanned_request);
+  table->defaults_.response = base(config.dlp.response_action, config.dlp.unscanned_response);
 
   for (const config::PolicyConfig& policy : table->policies_) {
     EffectivePolicy effective = table->defaults_;

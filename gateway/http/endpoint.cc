@@ -7,6 +7,7 @@
 
 #include "config/origin.h"
 #include "gateway/guard/auth.h"
+#include "gateway/http/media_type.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
@@ -23,12 +24,6 @@ namespace {
 constexpr std::string_view kMcpPrefix = "/mcp/";
 constexpr std::string_view kAggregatePath = "/mcp";  // every server the client may use
 constexpr std::string_view kMetadataPath = "/.well-known/oauth-protected-resource";
-
-bool containsCaseless(std::string_view haystack, std::string_view needle) {
-  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                        [](char a, char b) { return std::tolower(a) == std::tolower(b); });
-  return it != haystack.end();
-}
 
 // Host header values that may go into a URL we hand out: a host name, an IPv4
 // or a bracketed IPv6 address, and a port.
@@ -69,16 +64,15 @@ struct PostBody {
 
 std::expected<PostBody, Reply> checkPost(const HttpRequest& req, const config::Config& config) {
   PostBody post;
-  post.accepts_sse = containsCaseless(req.accept, "text/event-stream");
-  post.accepts_json = req.accept.empty() || containsCaseless(req.accept, "application/json") ||
-                      containsCaseless(req.accept, "*/*") ||
-                      containsCaseless(req.accept, "application/*");
+  // SSE only when the client names it; */* alone gets JSON.
+  post.accepts_sse = acceptsMediaType(req.accept, "text/event-stream", /*wildcards=*/false);
+  post.accepts_json = acceptsMediaType(req.accept, "application/json");
   if (!post.accepts_json && !post.accepts_sse) {
     return std::unexpected(refuse(Status::not_acceptable, jsonrpc::kInvalidRequest,
                                   "Accept must include application/json or text/event-stream",
                                   "not_acceptable"));
   }
-  if (!containsCaseless(req.content_type, "application/json")) {
+  if (!isMediaType(req.content_type, "application/json")) {
     return std::unexpected(refuse(Status::unsupported_media_type, jsonrpc::kInvalidRequest,
                                   "Content-Type must be application/json", "content_type"));
   }
@@ -153,11 +147,28 @@ awaitable<Plan> Endpoint::route(HttpRequest& req) {
                             : json{{"status", "ready"}};
     co_return Reply{not_ready ? Status::service_unavailable : Status::ok, status.dump(), ""};
   }
+  // DNS rebinding: a page that made its own name point at this gateway sends
+  // that name as Host. Nothing but the health checks answers it.
+  if (!config::hostAllowed(*config_, req.host)) {
+    static log::Limiter limiter;  // a peer may send these at will
+    limiter.warn("request refused: Host not allowed",
+                 {{"host", std::string(req.host.substr(0, 256))}, {"path", std::string(target)}});
+    co_return refuse(Status::forbidden, jsonrpc::kInvalidRequest,
+                     "Host '" + std::string(req.host.substr(0, 256)) +
+                         "' is not allowed; list the names clients use in allowed_hosts",
+                     "host_not_allowed");
+  }
   if (target == "/metrics") {
     // With auth on, metrics (server names, traffic) are for clients with a
     // token: Prometheus sends one with `authorization: {credentials: ...}`.
+    // Each client sees the series of the servers it may use, no others.
     if (generation_->authenticator) {
       if (auto refused = authorize(req, nullptr)) co_return std::move(*refused);
+      const auth::Authenticator& authenticator = *generation_->authenticator;
+      co_return Reply{Status::ok, metrics::render([&](std::string_view server) {
+                        return server.empty() || authenticator.mayUse(client_, server);
+                      }),
+                      "", metrics::kContentType};
     }
     co_return Reply{Status::ok, metrics::render(), "", metrics::kContentType};
   }
@@ -205,8 +216,9 @@ std::optional<Reply> Endpoint::admit(const HttpRequest& req, const config::Serve
   }
   // DNS rebinding: a browser page must not reach a gateway on localhost.
   if (!req.origin.empty() && !config::originAllowed(*config_, req.origin)) {
-    log::warn("request refused: Origin not allowed",
-              {{"origin", std::string(req.origin)}, {"path", std::string(req.target)}});
+    static log::Limiter limiter;  // a peer may send these at will
+    limiter.warn("request refused: Origin not allowed",
+                 {{"origin", std::string(req.origin)}, {"path", std::string(req.target)}});
     return refuse(Status::forbidden, jsonrpc::kInvalidRequest,
                   "Origin '" + std::string(req.origin) + "' is not allowed", "origin_not_allowed");
   }
@@ -265,8 +277,9 @@ std::optional<Reply> Endpoint::authorize(const HttpRequest& req,
       challenge +=
           ", error=\"invalid_token\", error_description=\"" + quotable(error.description) + "\"";
     }
-    log::warn("request refused: not authenticated",
-              {{"path", std::string(req.target)}, {"why", error.description}});
+    static log::Limiter limiter;  // a peer may send these at will
+    limiter.warn("request refused: not authenticated",
+                 {{"path", std::string(req.target)}, {"why", error.description}});
     Reply reply = refuse(Status::unauthorized, jsonrpc::kInvalidRequest,
                          error.kind == auth::AuthError::Kind::kMissing
                              ? "authentication required: send Authorization: Bearer TOKEN"
@@ -279,8 +292,9 @@ std::optional<Reply> Endpoint::authorize(const HttpRequest& req,
   }
   client_ = std::move(identity->client);
   if (server != nullptr && !generation_->authenticator->mayUse(client_, server->name)) {
-    log::warn("request refused: server not allowed for client",
-              {{"client", client_}, {"server", server->name}});
+    static log::Limiter limiter;  // a peer may send these at will
+    limiter.warn("request refused: server not allowed for client",
+                 {{"client", client_}, {"server", server->name}});
     return refuse(Status::forbidden, jsonrpc::kInvalidRequest,
                   "client '" + client_ + "' may not use server '" + server->name + "'",
                   "server_not_allowed");
@@ -310,8 +324,9 @@ std::expected<std::shared_ptr<ClientSession>, Reply> Endpoint::sessionOf(
   // A session is used on the path that created it, and nowhere else.
   if (session && session->server() != (server == nullptr ? "" : server->name)) session.reset();
   if (session && session->client() != client_) {
-    log::warn("request refused: session belongs to another client",
-              {{"client", client_}, {"session_client", session->client()}});
+    static log::Limiter limiter;  // a peer may send these at will
+    limiter.warn("request refused: session belongs to another client",
+                 {{"client", client_}, {"session_client", session->client()}});
     session = nullptr;
   }
   if (!session) return std::unexpected(unknownSession());
@@ -447,7 +462,7 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
 }
 
 awaitable<Plan> Endpoint::get(const HttpRequest& req, const config::ServerConfig* server) {
-  if (!containsCaseless(req.accept, "text/event-stream")) {
+  if (!acceptsMediaType(req.accept, "text/event-stream", /*wildcards=*/false)) {
     co_return refuse(Status::not_acceptable, jsonrpc::kInvalidRequest,
                      "Accept must include text/event-stream", "not_acceptable");
   }

@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
-#include <span>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <system_error>
 
 #include "common/encoding.h"
@@ -112,7 +112,8 @@ std::expected<std::shared_ptr<Sink>, std::string> Sink::open(const config::Audit
                            ec.message());
   const int fd = ::open(audit.path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return std::unexpected("cannot open the audit log " + audit.path + ": " + common::errnoText(errno));
+    return std::unexpected("cannot open the audit log " + audit.path + ": " +
+                           common::errnoText(errno));
   }
   return std::make_shared<Sink>(audit.path, fd, std::move(*key));
 }
@@ -252,6 +253,26 @@ void finding(const MessageContext& context, std::string_view method, const dlp::
   // An empty match means the span could not be read back: no hash rather
   // than the hash of nothing, which would tie unrelated findings together.
   line["match_hash"] = matched.empty() ? json(nullptr) : json(sink->keyedHash(matched));
+  sink->write(dump(line));
+}
+
+void findingCounted(const dlp::Finding& finding) {
+  metrics::dlpFinding(finding.rule->id, dlp::toString(finding.action));
+}
+
+void findingsOverCap(const MessageContext& context, std::string_view method, std::size_t not_logged,
+                     std::size_t total) {
+  json fields = common(context, method);
+  fields["findings"] = total;
+  fields["not_logged"] = not_logged;
+  fields["cap"] = kFindingLinesPerMessage;
+  log::warn("dlp findings over the per-message cap; the rest only counted", fields);
+
+  const auto sink = currentSink();
+  if (!sink) return;
+  nlohmann::ordered_json line = record("findings_over_cap", context, method);
+  line["findings"] = total;
+  line["not_logged"] = not_logged;
   sink->write(dump(line));
 }
 

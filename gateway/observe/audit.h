@@ -9,6 +9,7 @@
 // without the secret being stored).
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <expected>
 #include <memory>
@@ -30,6 +31,15 @@ namespace mcpgate::gateway::audit {
 // the matched text, used only for its keyed hash and never written.
 void finding(const MessageContext& context, std::string_view method, const dlp::Finding& finding,
              std::string_view preview, std::string_view matched);
+
+// Past the per-message cap on finding lines (kFindingLinesPerMessage): a finding
+// only counted in /metrics, and then one summary line (and audit record) per
+// message with how many were not written one by one. A message of repeated
+// e-mail addresses must not turn into a log line per address.
+inline constexpr std::size_t kFindingLinesPerMessage = 20;
+void findingCounted(const dlp::Finding& finding);
+void findingsOverCap(const MessageContext& context, std::string_view method, std::size_t not_logged,
+                     std::size_t total);
 
 // A policy decision about a message: `decision` is a short word ("deny",
 // "pin_hidden", "too_large", ...), `reason` what the client was told.

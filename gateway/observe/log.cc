@@ -83,4 +83,33 @@ void write(Level level, std::string_view msg, const nlohmann::json& fields) {
   }
 }
 
+void Limiter::write(Level level, std::string_view msg, nlohmann::json fields,
+                    std::uint64_t events) {
+  if (!enabled(level)) return;
+  std::uint64_t suppressed = 0;
+  {
+    std::lock_guard lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - window_start_ >= window_) {
+      window_start_ = now;
+      written_ = 0;
+    }
+    if (written_ >= lines_) {
+      suppressed_ += events;
+      return;
+    }
+    ++written_;
+    suppressed = std::exchange(suppressed_, 0);
+  }
+  if (suppressed > 0) {
+    if (!fields.is_object()) fields = nlohmann::json::object();
+    fields["suppressed"] = suppressed;
+  }
+  if (events > 1) {
+    if (!fields.is_object()) fields = nlohmann::json::object();
+    fields["events"] = events;
+  }
+  log::write(level, msg, fields);
+}
+
 }  // namespace mcpgate::gateway::log

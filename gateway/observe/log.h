@@ -3,6 +3,9 @@
 // Structured logs: one JSON object per line on stderr (stdout may be the MCP
 // channel in stdio mode). Thread-safe; a line is written with one write().
 
+#include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -33,5 +36,29 @@ inline void warn(std::string_view msg, const nlohmann::json& fields = nullptr) {
 inline void error(std::string_view msg, const nlohmann::json& fields = nullptr) {
   write(Level::kError, msg, fields);
 }
+
+// One log line a peer can make the gateway write at will (a refused request,
+// a dropped message): at most `lines` per window, the rest counted and said
+// in the next line written as "suppressed" (how many events it did not log).
+// Shared by every caller of one line, across threads.
+class Limiter {
+ public:
+  explicit Limiter(int lines = 5, std::chrono::milliseconds window = std::chrono::seconds(1))
+      : lines_(lines), window_(window) {}
+  // `events`: how many events this line stands for (dropped messages, ...).
+  void write(Level level, std::string_view msg, nlohmann::json fields = nullptr,
+             std::uint64_t events = 1);
+  void warn(std::string_view msg, nlohmann::json fields = nullptr, std::uint64_t events = 1) {
+    write(Level::kWarn, msg, std::move(fields), events);
+  }
+
+ private:
+  const int lines_;
+  const std::chrono::milliseconds window_;
+  std::mutex mu_;
+  std::chrono::steady_clock::time_point window_start_{};
+  int written_ = 0;
+  std::uint64_t suppressed_ = 0;
+};
 
 }  // namespace mcpgate::gateway::log

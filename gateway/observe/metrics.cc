@@ -52,12 +52,17 @@ class Family {
     return *slot;
   }
 
-  void render(std::string& out) const {
+  void render(std::string& out, const ServerFilter& visible) const {
     static constexpr std::string_view kTypeNames[] = {"counter", "gauge", "histogram"};
     out += "# HELP " + name_ + " " + help_ + "\n";
     out += "# TYPE " + name_ + " " + std::string(kTypeNames[static_cast<int>(type_)]) + "\n";
+    const auto server_label = std::ranges::find(labels_, "server") - labels_.begin();
     std::lock_guard lock(mu_);
     for (const auto& [values, series] : series_) {
+      if (visible && static_cast<std::size_t>(server_label) < values.size() &&
+          !visible(values[server_label])) {
+        continue;
+      }
       const std::string labels = labelText(values);
       switch (type_) {
         case Type::kCounter:
@@ -268,13 +273,13 @@ void sandboxRefused(std::string_view server) {
   registry().refusals.at({server}).count.fetch_add(1);
 }
 
-std::string render() {
+std::string render(const ServerFilter& visible) {
   Registry& r = registry();
   std::string out;
   for (const Family* family :
        {&r.build_info, &r.http_requests, &r.http_duration, &r.requests, &r.request_duration,
         &r.findings, &r.decisions, &r.sessions, &r.children, &r.spawns, &r.reaps, &r.refusals}) {
-    family->render(out);
+    family->render(out, visible);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 // metric holds at most a fixed number of series (the rest count as "other").
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,8 +42,10 @@ void sandboxRefused(std::string_view server);
 // A label value as the exposition format wants it: \ " and newline escaped.
 [[nodiscard]] std::string escapeLabelValue(std::string_view value);
 
-// Every metric, in the Prometheus text format.
-[[nodiscard]] std::string render();
+// Every metric, in the Prometheus text format; with `visible`, the series of
+// a server it refuses are left out (a client sees only its own servers).
+using ServerFilter = std::function<bool(std::string_view server)>;
+[[nodiscard]] std::string render(const ServerFilter& visible = {});
 
 // Readiness: false (with the reason) until the gateway listens, and again
 // once it starts shutting down.

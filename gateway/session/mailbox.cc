@@ -10,11 +10,17 @@ namespace asio = boost::asio;
 
 namespace {
 std::atomic<int> in_flight{0};
+std::atomic<std::int64_t> queued_all{0};
+// What one next() hands the connection at most (at least one message): a
+// client that reads slowly holds this much in its connection, the rest stays
+// counted here, where the session's budget sees it.
+constexpr std::size_t kBatchBytes = 256 * 1024;
 }  // namespace
 
 Mailbox::Mailbox(asio::any_io_executor executor, bool streaming, std::size_t finals)
     : streaming_(streaming),
       counted_(finals > 0),
+      last_taken_(std::chrono::steady_clock::now()),
       finals_left_(finals),
       wake_(std::move(executor), 1) {
   if (counted_) ++in_flight;
@@ -22,9 +28,47 @@ Mailbox::Mailbox(asio::any_io_executor executor, bool streaming, std::size_t fin
 
 Mailbox::~Mailbox() {
   if (counted_) --in_flight;
+  std::lock_guard lock(mu_);
+  dropQueue();
 }
 
 int Mailbox::inFlight() { return in_flight.load(); }
+
+std::int64_t Mailbox::queuedBytesAll() { return queued_all.load(std::memory_order_relaxed); }
+
+void Mailbox::chargeTo(std::shared_ptr<QueueBudget> budget) {
+  std::lock_guard lock(mu_);
+  if (budget_ == budget) return;
+  if (budget_) budget_->bytes -= static_cast<std::int64_t>(queued_bytes_);
+  budget_ = std::move(budget);
+  if (budget_) budget_->bytes += static_cast<std::int64_t>(queued_bytes_);
+}
+
+std::size_t Mailbox::queuedBytes() const {
+  std::lock_guard lock(mu_);
+  return queued_bytes_;
+}
+
+std::chrono::steady_clock::time_point Mailbox::lastTaken() const {
+  std::lock_guard lock(mu_);
+  return last_taken_;
+}
+
+void Mailbox::account(std::int64_t delta) {
+  queued_bytes_ = static_cast<std::size_t>(static_cast<std::int64_t>(queued_bytes_) + delta);
+  queued_all.fetch_add(delta, std::memory_order_relaxed);
+  if (budget_) budget_->bytes.fetch_add(delta, std::memory_order_relaxed);
+}
+
+void Mailbox::enqueue(std::string message, bool intermediate) {
+  account(static_cast<std::int64_t>(message.size()));
+  queue_.push_back({std::move(message), intermediate});
+}
+
+void Mailbox::dropQueue() {
+  account(-static_cast<std::int64_t>(queued_bytes_));
+  queue_.clear();
+}
 
 void Mailbox::wake() {
   // Capacity 1: a wake-up already queued covers this one too.
@@ -34,9 +78,8 @@ void Mailbox::wake() {
 void Mailbox::push(std::string message) {
   {
     std::lock_guard lock(mu_);
-    if (finished_) return;
-    queue_.push_back(std::move(message));
-    has_intermediate_ = true;
+    if (finished_ || abandoned_) return;
+    enqueue(std::move(message), true);
   }
   wake();
 }
@@ -45,7 +88,7 @@ void Mailbox::pushFinal(std::string message) {
   {
     std::lock_guard lock(mu_);
     if (finished_) return;
-    queue_.push_back(std::move(message));
+    if (!abandoned_) enqueue(std::move(message), false);
     if (finals_left_ > 0 && --finals_left_ == 0) finished_ = true;
   }
   wake();
@@ -54,8 +97,8 @@ void Mailbox::pushFinal(std::string message) {
 void Mailbox::pushKeepalive() {
   {
     std::lock_guard lock(mu_);
-    if (finished_) return;
-    queue_.emplace_back();
+    if (finished_ || abandoned_) return;
+    enqueue({}, true);
   }
   wake();
 }
@@ -68,9 +111,21 @@ void Mailbox::finish() {
   wake();
 }
 
+void Mailbox::overflow(std::vector<std::string> last) {
+  {
+    std::lock_guard lock(mu_);
+    if (finished_) return;
+    dropQueue();
+    for (auto& message : last) enqueue(std::move(message), false);
+    finished_ = true;
+  }
+  wake();
+}
+
 void Mailbox::abandon() {
   std::lock_guard lock(mu_);
   abandoned_ = true;
+  dropQueue();
 }
 
 bool Mailbox::abandoned() const {
@@ -84,9 +139,18 @@ asio::awaitable<Mailbox::Batch> Mailbox::next() {
       std::lock_guard lock(mu_);
       if (!queue_.empty() || finished_) {
         Batch batch;
-        batch.messages.swap(queue_);
-        batch.has_intermediate = std::exchange(has_intermediate_, false);
-        batch.finished = finished_;
+        std::size_t taken = 0;
+        while (!queue_.empty() && (batch.messages.empty() || taken < kBatchBytes)) {
+          Queued& front = queue_.front();
+          taken += front.text.size();
+          batch.has_intermediate = batch.has_intermediate || front.intermediate;
+          batch.messages.push_back(std::move(front.text));
+          queue_.pop_front();
+        }
+        account(-static_cast<std::int64_t>(taken));
+        last_taken_ = std::chrono::steady_clock::now();
+        batch.finished = finished_ && queue_.empty();
+        if (!queue_.empty()) wake();  // the rest is for the next call
         co_return batch;
       }
     }

@@ -5,15 +5,28 @@
 // GET stream. The session pushes from its strand; the connection that owns the
 // mailbox pops from its own. The only object the two share.
 
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 namespace mcpgate::gateway {
+
+// Bytes queued for clients and not yet taken by their connections: one per
+// session (its mailboxes and its backlog), read by the session to stop reading
+// its server while over budget (see Session). Mailbox::queuedBytesAll() is the
+// gateway-wide sum.
+struct QueueBudget {
+  std::atomic<std::int64_t> bytes{0};
+};
 
 class Mailbox {
  public:
@@ -31,11 +44,23 @@ class Mailbox {
 
   [[nodiscard]] bool streaming() const { return streaming_; }
 
+  // Counts this mailbox's queue in `budget` (its session's) from now on.
+  void chargeTo(std::shared_ptr<QueueBudget> budget);
+  // Bytes queued here and not yet taken by the connection.
+  [[nodiscard]] std::size_t queuedBytes() const;
+  // Bytes queued in every mailbox of the process.
+  [[nodiscard]] static std::int64_t queuedBytesAll();
+  // When the connection last took messages (or the mailbox was made).
+  [[nodiscard]] std::chrono::steady_clock::time_point lastTaken() const;
+  // The client does not read: drops what is queued, queues `last` (the
+  // errors that end the stream) and finishes.
+  void overflow(std::vector<std::string> last);
+
   void push(std::string message);       // a message before the response(s)
   void pushFinal(std::string message);  // a response
   void pushKeepalive();                 // an empty event: keeps proxies and dead-peer checks honest
   void finish();                        // nothing more will come
-  void abandon();                       // the client went away; the session stops routing here
+  void abandon();  // the client went away; the session stops routing here, the queue is dropped
   [[nodiscard]] bool abandoned() const;
 
   struct Batch {
@@ -47,13 +72,22 @@ class Mailbox {
   boost::asio::awaitable<Batch> next();
 
  private:
+  struct Queued {
+    std::string text;
+    bool intermediate;
+  };
   void wake();
+  void enqueue(std::string message, bool intermediate);  // mu_ held
+  void account(std::int64_t delta);                      // mu_ held
+  void dropQueue();                                      // mu_ held
 
   const bool streaming_;
   const bool counted_;  // a POST's, in inFlight()
   mutable std::mutex mu_;
-  std::vector<std::string> queue_;
-  bool has_intermediate_ = false;
+  std::deque<Queued> queue_;
+  std::size_t queued_bytes_ = 0;
+  std::shared_ptr<QueueBudget> budget_;
+  std::chrono::steady_clock::time_point last_taken_;
   std::size_t finals_left_;
   bool finished_ = false;
   bool abandoned_ = false;

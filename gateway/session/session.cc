@@ -135,6 +135,10 @@ std::expected<void, std::string> Session::start() {
       [weak, hooks = hooks_](const std::string& status, const std::string& stopped_because) {
         if (auto self = weak.lock()) self->upstreamExited(status, stopped_because);
         if (hooks.on_child_gone) hooks.on_child_gone();
+      },
+      [weak] {
+        auto self = weak.lock();
+        return self && self->overBudget();
       }};
   // What the server has not read yet may be many requests' worth, not one.
   Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace,
@@ -177,6 +181,7 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
     }
   }
   std::vector<std::string> to_send;
+  if (mailbox) mailbox->chargeTo(queued_);
   {
     std::lock_guard lock(mu_);
     if (closed_) return Accepted::kClosed;
@@ -275,12 +280,15 @@ Session::StreamResult Session::openStream(const std::shared_ptr<Mailbox>& mailbo
   std::lock_guard lock(mu_);
   if (closed_) return StreamResult::kClosed;
   if (stream_ && !stream_->abandoned()) return StreamResult::kConflict;
+  mailbox->chargeTo(queued_);
   stream_ = mailbox;
   last_activity_ = Clock::now();
   while (!backlog_.empty()) {
     stream_->push(std::move(backlog_.front()));
     backlog_.pop_front();
   }
+  queued_->bytes -= static_cast<std::int64_t>(backlog_bytes_);
+  backlog_bytes_ = 0;
   return StreamResult::kOk;
 }
 
@@ -420,12 +428,74 @@ void Session::routeUnsolicited(std::string message) {
   } else if (stream_ && !stream_->abandoned()) {
     stream_->push(std::move(message));
   } else {
-    if (backlog_.size() >= kBacklogLimit) {
+    // Bounded in count and in bytes (a stream's budget); the oldest go first.
+    std::size_t dropped = 0;
+    while (!backlog_.empty() &&
+           (backlog_.size() >= kBacklogLimit ||
+            backlog_bytes_ + message.size() > config_->limits.max_stream_queue_bytes)) {
+      backlog_bytes_ -= backlog_.front().size();
+      queued_->bytes -= static_cast<std::int64_t>(backlog_.front().size());
       backlog_.pop_front();
-      log::warn("no client stream for server messages; oldest dropped",
-                {{"server", server_.name}, {"session", id_}});
+      ++dropped;
     }
+    if (dropped > 0) {
+      static log::Limiter limiter;
+      limiter.warn("no client stream for server messages; oldest dropped",
+                   {{"server", server_.name}, {"session", id_}}, dropped);
+    }
+    backlog_bytes_ += message.size();
+    queued_->bytes += static_cast<std::int64_t>(message.size());
     backlog_.push_back(std::move(message));
+  }
+}
+
+bool Session::overBudget() const {
+  return queued_->bytes.load(std::memory_order_relaxed) >
+             static_cast<std::int64_t>(config_->limits.max_session_queue_bytes) ||
+         Mailbox::queuedBytesAll() > static_cast<std::int64_t>(config_->limits.max_queued_bytes);
+}
+
+void Session::endStalledLocked(Clock::time_point now) {
+  const config::LimitsConfig& limits = config_->limits;
+  // Over the gateway's budget, a stream is ended at a smaller queue.
+  const bool pressed =
+      Mailbox::queuedBytesAll() > static_cast<std::int64_t>(limits.max_queued_bytes);
+  const std::size_t over = pressed ? std::min<std::size_t>(limits.max_stream_queue_bytes, 1 << 20)
+                                   : limits.max_stream_queue_bytes;
+  auto stalled = [&](const Mailbox& mailbox) {
+    return mailbox.queuedBytes() > over && now - mailbox.lastTaken() >= limits.stream_stall_timeout;
+  };
+  const std::string why = "the client did not read its stream: more than " +
+                          config::formatSize(over) + " queued and nothing taken for " +
+                          config::formatDuration(limits.stream_stall_timeout) +
+                          " (limits.max_stream_queue_bytes, limits.stream_stall_timeout)";
+  static log::Limiter limiter;
+  std::unordered_map<Mailbox*, std::vector<std::string>> ended;  // mailbox -> its errors
+  std::vector<std::shared_ptr<Mailbox>> to_end;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Mailbox* mailbox = it->second.mailbox.get();
+    if (!ended.contains(mailbox) && !stalled(*mailbox)) {
+      ++it;
+      continue;
+    }
+    if (!ended.contains(mailbox)) to_end.push_back(it->second.mailbox);
+    auto& errors = ended[mailbox];
+    errors.push_back(jsonrpc::errorResponse(json::parse(it->first), jsonrpc::kUpstreamError, why,
+                                            gatewayData("stream_overflow", server_.name)));
+    countDone(it->second, "overflow");
+    if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
+    it = pending_.erase(it);
+  }
+  for (auto& mailbox : to_end) {
+    mailbox->overflow(std::move(ended[mailbox.get()]));
+    limiter.warn("client stream ended: the client does not read it",
+                 {{"server", server_.name}, {"session", id_}, {"reason", why}});
+  }
+  if (stream_ && stalled(*stream_)) {
+    stream_->overflow({});
+    stream_.reset();
+    limiter.warn("client stream ended: the client does not read it",
+                 {{"server", server_.name}, {"session", id_}, {"reason", why}});
   }
 }
 
@@ -441,6 +511,8 @@ void Session::failAllLocked(const std::string& reason) {
   if (stream_) stream_->finish();
   stream_.reset();
   backlog_.clear();
+  queued_->bytes -= static_cast<std::int64_t>(backlog_bytes_);
+  backlog_bytes_ = 0;
 }
 
 void Session::close(const std::string& reason) {
@@ -520,6 +592,7 @@ void Session::tick() {
         ++it;
       }
     }
+    endStalledLocked(now);
     if (stream_ && !stream_->abandoned() && now - last_keepalive_ >= kKeepaliveEvery) {
       stream_->pushKeepalive();
       last_keepalive_ = now;

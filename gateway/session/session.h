@@ -86,6 +86,10 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   void scheduleTick();
   void tick();
   void failAllLocked(const std::string& reason);
+  // Backpressure: the session's queued messages, or the gateway's, are over budget.
+  [[nodiscard]] bool overBudget() const;
+  // Ends the streams whose clients take nothing while over budget.
+  void endStalledLocked(std::chrono::steady_clock::time_point now);  // mu_ held
 
   boost::asio::any_io_executor strand_;
   std::shared_ptr<const config::Config> config_;
@@ -102,6 +106,9 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   std::unordered_map<std::string, std::string> progress_;  // progress token key -> id key
   std::shared_ptr<Mailbox> stream_;                        // the GET stream, if open
   std::deque<std::string> backlog_;                        // for the GET stream, while none is open
+  std::size_t backlog_bytes_ = 0;
+  // Bytes queued for this session's clients (mailboxes and backlog).
+  const std::shared_ptr<QueueBudget> queued_ = std::make_shared<QueueBudget>();
   std::uint64_t next_seq_ = 0;
   std::chrono::steady_clock::time_point last_activity_;
   std::chrono::steady_clock::time_point last_keepalive_;

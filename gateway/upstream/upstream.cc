@@ -32,6 +32,7 @@ namespace {
 
 // After the process is gone, how long its stdout may still hold unread output.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(500);
+constexpr auto kHoldPoll = std::chrono::milliseconds(10);  // backpressure: how often to look again
 
 }  // namespace
 
@@ -185,6 +186,14 @@ asio::awaitable<void> ChildUpstream::readMessages() {
       callbacks_.on_message(std::move(line));
     }
     if (grow) chunk.resize(chunk.size() * 2);  // after its bytes were used
+    if (callbacks_.hold && callbacks_.hold()) {
+      // The clients do not take what is queued for them: stop reading until they do.
+      asio::steady_timer wait(executor_);
+      while (stdout_.is_open() && !terminating_ && callbacks_.hold()) {
+        wait.expires_after(kHoldPoll);
+        co_await wait.async_wait(as_tuple(use_awaitable));
+      }
+    }
     if (over_limit || partial.size() > options_.max_line_bytes) {
       log::error("server sent a message over the line limit; stopping it",
                  {{"server", options_.server}, {"limit", options_.max_line_bytes}});

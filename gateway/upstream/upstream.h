@@ -50,6 +50,9 @@ class Upstream {
     // A remote upstream calls it once it has stopped for good (terminated, or
     // its remote session is gone), with stopped_because always set.
     std::function<void(const std::string& status, const std::string& stopped_because)> on_exit;
+    // Backpressure: while it returns true, the server's output is not read
+    // (its pipe fills and a well-behaved server waits). Optional.
+    std::function<bool()> hold;
   };
 
   virtual ~Upstream() = default;

@@ -215,8 +215,13 @@ void sendAll(int fd, const std::string& data) {
 
 std::string buildRequest(const std::string& method, const std::string& path, const Headers& headers,
                          const std::string& body) {
-  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
-  for (const auto& [k, v] : headers) req += k + ": " + v + "\r\n";
+  std::string req = method + " " + path + " HTTP/1.1\r\nConnection: close\r\n";
+  bool has_host = false;  // a test may name its own Host
+  for (const auto& [k, v] : headers) {
+    req += k + ": " + v + "\r\n";
+    has_host = has_host || k == "Host";
+  }
+  if (!has_host) req += "Host: 127.0.0.1\r\n";
   if (!body.empty() || method == "POST")
     req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   req += "\r\n" + body;

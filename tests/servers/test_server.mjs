@@ -10,7 +10,8 @@
 // the proof of what did (or did not) reach the server, content included.
 //
 // Tools: echo {text}, crash {}, hang {}, slow {ms}, progress {steps},
-// sample {text}, log {text}, big {bytes}, stderr {lines, text}, env {name}, pid {}.
+// sample {text}, log {text}, big {bytes}, stderr {lines, text}, env {name}, pid {},
+// flood {count, bytes}, close-stdout {}.
 // TEST_SERVER_IGNORE_SIGTERM=1 makes the process ignore SIGTERM.
 // TEST_SERVER_DESCRIPTIONS='{"echo":"..."}' replaces tool descriptions at start.
 // mutate {tool, description} changes a tool's description at run time and
@@ -137,6 +138,31 @@ const tools = {
       reply(id, textResult('not listening any more'));
       process.stdin.pause();
       setInterval(() => {}, 60_000);  // paused stdin alone would let node exit
+    },
+  },
+  'close-stdout': {
+    description: 'Closes its stdout and stays alive without answering (a broken server)',
+    properties: {},
+    run: () => {
+      fs.closeSync(1);
+      setInterval(() => {}, 60_000);
+    },
+  },
+  flood: {
+    description: 'Sends count notifications/message of about bytes each (waiting for stdout ' +
+        'to drain, as a well-behaved server does), then answers',
+    properties: {count: {type: 'number'}, bytes: {type: 'number'}},
+    run: async (id, args) => {
+      const count = Number(args.count ?? 0);
+      const data = 'f'.repeat(Number(args.bytes ?? 1000));
+      for (let i = 0; i < count; i++) {
+        const line = JSON.stringify(
+            {jsonrpc: '2.0', method: 'notifications/message', params: {level: 'info', data}});
+        if (!process.stdout.write(line + '\n')) {
+          await new Promise((resolve) => process.stdout.once('drain', resolve));
+        }
+      }
+      reply(id, textResult(`flooded ${count}`));
     },
   },
   big: {
