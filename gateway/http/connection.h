@@ -19,11 +19,14 @@ class context;
 namespace mcpgate::gateway {
 
 // Plain HTTP, on the socket's executor.
+// `slot` is held as long as the connection lives (AcceptGuard::claim).
 void serveConnection(boost::asio::ip::tcp::socket socket,
-                     std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions);
+                     std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions,
+                     std::shared_ptr<void> slot = {});
 
 // HTTPS: the TLS handshake with `tls`, which outlives the connection, then HTTP.
 void serveTlsConnection(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls,
-                        std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions);
+                        std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions,
+                        std::shared_ptr<void> slot = {});
 
 }  // namespace mcpgate::gateway

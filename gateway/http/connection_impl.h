@@ -17,12 +17,15 @@
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "gateway/http/connection.h"
 #include "gateway/http/endpoint.h"
+#include "gateway/http/request_checks.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
@@ -123,6 +126,12 @@ class Connection {
   }
 
   awaitable<Exchange> readAndAnswer(beast::flat_buffer& buffer);
+  // Reads until `buffer` holds a whole header section (or more than any
+  // header may be: the parser then refuses it). The error ends the connection
+  // quietly; the string says why the header is refused (folded lines, which
+  // Beast would join silently).
+  awaitable<std::pair<beast::error_code, std::optional<std::string>>> readHeaderSection(
+      beast::flat_buffer& buffer);
 
   // The one place an answer leaves: whole, or as an event stream.
   awaitable<bool> send(Exchange& exchange);
@@ -151,14 +160,17 @@ inline void logConnectionFailure(std::exception_ptr e) {
 }
 
 // Runs a connection on its socket's executor; it lives as long as its coroutine.
+// `slot` (the address's connection count, see AcceptGuard) is held as long.
 template <typename Stream>
 void spawnConnection(tcp::socket socket, asio::ssl::context* tls,
-                     std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions) {
+                     std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions,
+                     std::shared_ptr<void> slot) {
   auto executor = socket.get_executor();
   auto connection =
       std::make_shared<Connection<Stream>>(std::move(socket), tls, std::move(current), sessions);
   asio::co_spawn(
-      executor, [connection]() { return connection->run(); }, logConnectionFailure);
+      executor, [connection, slot = std::move(slot)]() { return connection->run(); },
+      logConnectionFailure);
 }
 
 }  // namespace mcpgate::gateway::transport

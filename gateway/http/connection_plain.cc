@@ -6,9 +6,10 @@
 namespace mcpgate::gateway {
 
 void serveConnection(boost::asio::ip::tcp::socket socket,
-                     std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions) {
-  transport::spawnConnection<boost::beast::tcp_stream>(std::move(socket), nullptr,
-                                                       std::move(current), sessions);
+                     std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions,
+                     std::shared_ptr<void> slot) {
+  transport::spawnConnection<boost::beast::tcp_stream>(
+      std::move(socket), nullptr, std::move(current), sessions, std::move(slot));
 }
 
 }  // namespace mcpgate::gateway

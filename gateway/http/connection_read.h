@@ -48,6 +48,15 @@ awaitable<Exchange> Connection<Stream>::readAndAnswer(beast::flat_buffer& buffer
   http::request_parser<http::string_body> parser;
   parser.body_limit(body_limit);
   lowest().expires_after(kIdleConnectionTimeout);
+  // The header section is looked at raw first: Beast joins folded lines.
+  auto head = co_await readHeaderSection(buffer);
+  if (head.first) co_return Exchange{Answer{}, 11, /*keep_alive=*/false, /*close_quietly=*/true};
+  if (head.second) {
+    co_return Exchange{
+        {refuse(HttpStatus::bad_request, jsonrpc::kInvalidRequest, *head.second, "bad_http"), {}},
+        11,
+        /*keep_alive=*/false};
+  }
   auto [ec, n] = co_await http::async_read(stream_, buffer, parser, as_tuple(use_awaitable));
   request_started_ = std::chrono::steady_clock::now();
   if (ec == http::error::body_limit) {
@@ -72,9 +81,35 @@ awaitable<Exchange> Connection<Stream>::readAndAnswer(beast::flat_buffer& buffer
   }
   lowest().expires_never();
   Request req = parser.release();
+  if (auto problem = framingProblem(req.count(http::field::transfer_encoding),
+                                    view(req[http::field::transfer_encoding]),
+                                    req.count(http::field::host), req.version())) {
+    co_return Exchange{
+        {refuse(HttpStatus::bad_request, jsonrpc::kInvalidRequest, *problem, "bad_http"), {}},
+        req.version(),
+        /*keep_alive=*/false};
+  }
   HttpRequest in = endpointRequest(req);
   Answer answer = co_await endpoint_.handle(in);
   co_return Exchange{std::move(answer), req.version(), req.keep_alive()};
+}
+
+template <typename Stream>
+awaitable<std::pair<beast::error_code, std::optional<std::string>>>
+Connection<Stream>::readHeaderSection(beast::flat_buffer& buffer) {
+  constexpr std::size_t kMaxHeaderBytes = 16 * 1024;  // above Beast's 8 KiB header limit
+  for (;;) {
+    const std::string_view data(static_cast<const char*>(buffer.data().data()), buffer.size());
+    const std::size_t end = headerSectionEnd(data);
+    if (end != std::string_view::npos) {
+      co_return std::pair{beast::error_code{}, foldedHeaderProblem(data.substr(0, end))};
+    }
+    if (data.size() > kMaxHeaderBytes) co_return std::pair{beast::error_code{}, std::nullopt};
+    auto [ec, n] =
+        co_await stream_.async_read_some(buffer.prepare(16 * 1024), as_tuple(use_awaitable));
+    if (ec) co_return std::pair{ec, std::nullopt};
+    buffer.commit(n);
+  }
 }
 
 }  // namespace mcpgate::gateway::transport

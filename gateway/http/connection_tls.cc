@@ -7,9 +7,10 @@
 namespace mcpgate::gateway {
 
 void serveTlsConnection(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls,
-                        std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions) {
+                        std::shared_ptr<const CurrentGeneration> current, SessionTable& sessions,
+                        std::shared_ptr<void> slot) {
   transport::spawnConnection<transport::TlsStream>(std::move(socket), &tls, std::move(current),
-                                                   sessions);
+                                                   sessions, std::move(slot));
 }
 
 }  // namespace mcpgate::gateway

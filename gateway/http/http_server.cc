@@ -1,13 +1,17 @@
 #include "gateway/http/http_server.h"
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
 #include <optional>
 
+#include "gateway/http/accept_guard.h"
 #include "gateway/http/connection.h"
 #include "gateway/observe/log.h"
 
@@ -19,6 +23,11 @@ using asio::awaitable;
 using asio::use_awaitable;
 using asio::ip::tcp;
 
+namespace {
+constexpr auto kMinAcceptBackoff = std::chrono::milliseconds(10);
+constexpr auto kMaxAcceptBackoff = std::chrono::milliseconds(1000);
+}  // namespace
+
 struct HttpServer::Impl {
   IoPool& pool;
   std::shared_ptr<const CurrentGeneration> current;
@@ -27,20 +36,48 @@ struct HttpServer::Impl {
   // Built once at listen: a reload does not change the certificate.
   std::optional<asio::ssl::context> tls;
 
+  AcceptGuard guard;
+
   awaitable<void> acceptLoop() {
+    std::chrono::milliseconds backoff = kMinAcceptBackoff;
     for (;;) {
       auto [ec, socket] =
           co_await acceptor.async_accept(asio::make_strand(pool.next()), as_tuple(use_awaitable));
       if (ec) {
         if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
-        log::warn("accept failed", {{"error", ec.message()}});
+        // Out of descriptors (or memory): shed one pending connection through
+        // the reserve descriptor, and wait before trying again rather than spin.
+        const bool out_of_fds = ec == asio::error::no_descriptors || ec.value() == ENFILE;
+        const bool shed = out_of_fds && guard.shedOne(acceptor.native_handle());
+        static log::Limiter limiter;
+        limiter.warn("accept failed; backing off",
+                     {{"error", ec.message()}, {"backoff_ms", backoff.count()}, {"shed", shed}});
+        asio::steady_timer wait(pool.main());
+        wait.expires_after(backoff);
+        co_await wait.async_wait(as_tuple(use_awaitable));
+        backoff = std::min(backoff * 2, kMaxAcceptBackoff);
+        continue;
+      }
+      backoff = kMinAcceptBackoff;
+      // One address may hold its share of the connections only.
+      const std::uint32_t cap = current->get()->config->limits.max_connections_per_address;
+      auto remote = socket.remote_endpoint(ec);
+      std::shared_ptr<void> slot = ec ? nullptr : guard.claim(remote.address().to_string(), cap);
+      if (!slot) {
+        if (!ec) {
+          static log::Limiter limiter;
+          limiter.warn("connection refused: too many from one address",
+                       {{"address", remote.address().to_string()}, {"limit", cap}});
+          AcceptGuard::refuseOverShare(socket.native_handle(), cap);
+        }
+        socket.close(ec);
         continue;
       }
       socket.set_option(tcp::no_delay(true), ec);
       if (tls) {
-        serveTlsConnection(std::move(socket), *tls, current, sessions);
+        serveTlsConnection(std::move(socket), *tls, current, sessions, std::move(slot));
       } else {
-        serveConnection(std::move(socket), current, sessions);
+        serveConnection(std::move(socket), current, sessions, std::move(slot));
       }
     }
   }

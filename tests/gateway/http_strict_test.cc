@@ -25,7 +25,7 @@ std::string plainConfig() {
 
 // Raw bytes to the gateway on a fresh connection, and the whole answer
 // (the gateway closes after a refusal, or after `Connection: close`).
-[[maybe_unused]] std::string rawExchange(int port, const std::string& bytes) {
+std::string rawExchange(int port, const std::string& bytes) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -85,6 +85,41 @@ TEST(HttpStrict, AcceptIsReadAsMediaRanges) {
            kInitialize);
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.header("content-type"), "application/json");
+}
+
+TEST(HttpStrict, TransferEncodingOtherThanChunkedIsRefused) {
+  Gateway gw(plainConfig());
+  const std::string head =
+      "POST /mcp/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Accept: application/json\r\n";
+  for (const std::string te : {"gzip", "chunked, gzip", "identity"}) {
+    const std::string answer = rawExchange(
+        gw.port(), head + "Transfer-Encoding: " + te + "\r\n\r\n" + kInitialize);
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << te << ": " << answer.substr(0, 300);
+    EXPECT_NE(answer.find("Transfer-Encoding"), std::string::npos) << answer.substr(0, 500);
+  }
+  // Two Transfer-Encoding lines.
+  std::string answer = rawExchange(gw.port(), head +
+                                                  "Transfer-Encoding: gzip\r\nTransfer-Encoding: "
+                                                  "chunked\r\n\r\n0\r\n\r\n");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << answer.substr(0, 300);
+  // A final chunked alone is fine.
+  char size[16];
+  std::snprintf(size, sizeof size, "%zx", kInitialize.size());
+  answer = rawExchange(gw.port(), head + "Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                                      size + "\r\n" + kInitialize + "\r\n0\r\n\r\n");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 200")) << answer.substr(0, 300);
+}
+
+TEST(HttpStrict, FoldedHeadersAreRefused) {
+  Gateway gw(plainConfig());
+  const std::string answer = rawExchange(
+      gw.port(),
+      "POST /mcp/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Accept: application/json,\r\n text/event-stream\r\nContent-Length: " +
+          std::to_string(kInitialize.size()) + "\r\n\r\n" + kInitialize);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << answer.substr(0, 300);
+  EXPECT_NE(answer.find("folded"), std::string::npos) << answer.substr(0, 500);
 }
 
 TEST(HttpStrict, WithoutAuthOnlyLoopbackHostNamesAreAnswered) {

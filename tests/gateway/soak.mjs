@@ -6,7 +6,7 @@
 // zombie or cgroup left behind.
 //
 //   node tests/gateway/soak.mjs --build build [--sessions 1000] [--duration 120]
-//        [--threads 2] [--warmup-fraction 0.25]
+//        [--threads 2] [--warmup-fraction 0.25] [--bench DIR (default BUILD/bench)]
 //
 // Prints one JSON line of figures; exits 1 (saying why) when a bound fails.
 
@@ -26,10 +26,11 @@ const duration = Number(opt('duration', 120));
 const threads = Number(opt('threads', 2));
 const warmupFraction = Number(opt('warmup-fraction', 0.25));
 
+const bench = path.resolve(opt('bench', path.join(build, 'bench')));  // mcp_loadgen, mcp_echo_server
 const BIN = {
   mcpgate: path.join(build, 'gateway/mcpgate'),
-  echo: path.join(build, 'bench/mcp_echo_server'),
-  loadgen: path.join(build, 'bench/mcp_loadgen'),
+  echo: path.join(bench, 'mcp_echo_server'),
+  loadgen: path.join(bench, 'mcp_loadgen'),
 };
 for (const bin of Object.values(BIN)) {
   if (!fs.existsSync(bin)) {
