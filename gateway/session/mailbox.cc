@@ -14,7 +14,7 @@ std::atomic<std::int64_t> queued_all{0};
 // What one next() hands the connection at most (at least one message): a
 // client that reads slowly holds this much in its connection, the rest stays
 // counted here, where the session's budget sees it.
-constexpr std::size_t kBatchBytes = 256 * 1024;
+constexpr std::size_t kBatchBytes = std::size_t{256} * 1024;
 }  // namespace
 
 Mailbox::Mailbox(asio::any_io_executor executor, bool streaming, std::size_t finals)

@@ -71,6 +71,7 @@ TEST(AcceptLoop, OutOfFileDescriptorsItBacksOffAndRecovers) {
   ASSERT_EQ(limited.exit_code, 0) << limited.output;
   const std::size_t lines_before = lineCount(gw.log());
   std::vector<int> idle;
+  idle.reserve(300);
   for (int i = 0; i < 300; ++i) {
     const int fd = idleConnection(gw.port());
     if (fd >= 0) idle.push_back(fd);
@@ -107,8 +108,9 @@ TEST(AcceptLoop, OneAddressMayHoldItsShareOfConnectionsOnly) {
     EXPECT_NE(refused.body.find("max_connections_per_address"), std::string::npos) << refused.body;
   }
   EXPECT_TRUE(waitUntil(
-      [&] { return gw.log().find("connection refused: too many from one address") !=
-                   std::string::npos; },
+      [&] {
+        return gw.log().find("connection refused: too many from one address") != std::string::npos;
+      },
       5s));
   // One closes: there is room again.
   ::close(idle.back());

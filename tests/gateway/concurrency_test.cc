@@ -59,6 +59,7 @@ TEST(MailboxConcurrency, PushesFromManyThreadsArriveOnceInOrderAndAreCounted) {
   std::thread consumer([&] { io.run(); });
 
   std::vector<std::thread> producers;
+  producers.reserve(kProducers);
   for (int p = 0; p < kProducers; ++p) {
     producers.emplace_back([&, p] {
       for (int i = 0; i < kEach; ++i) {
@@ -123,6 +124,7 @@ TEST(LimiterConcurrency, ManyThreadsShareOneLimit) {
   ::dup2(file, STDERR_FILENO);
   log::Limiter limiter(5, std::chrono::seconds(60));
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 1000; ++i) limiter.warn("hostile peer line", {{"i", i}});

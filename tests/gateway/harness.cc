@@ -218,7 +218,7 @@ std::string buildRequest(const std::string& method, const std::string& path, con
   std::string req = method + " " + path + " HTTP/1.1\r\nConnection: close\r\n";
   bool has_host = false;  // a test may name its own Host
   for (const auto& [k, v] : headers) {
-    req += k + ": " + v + "\r\n";
+    req.append(k).append(": ").append(v).append("\r\n");
     has_host = has_host || k == "Host";
   }
   if (!has_host) req += "Host: 127.0.0.1\r\n";

@@ -70,19 +70,19 @@ TEST(HttpStrict, ContentTypeIsAMediaTypeNotASubstring) {
 
 TEST(HttpStrict, AcceptIsReadAsMediaRanges) {
   Gateway gw(plainConfig());
-  auto r = http(gw.port(), "POST", "/mcp/test",
-                {{"Content-Type", "application/json"}, {"Accept", "text/plain; x=application/json"}},
-                kInitialize);
+  auto r =
+      http(gw.port(), "POST", "/mcp/test",
+           {{"Content-Type", "application/json"}, {"Accept", "text/plain; x=application/json"}},
+           kInitialize);
   EXPECT_EQ(r.status, 406) << r.body;
   r = http(gw.port(), "POST", "/mcp/test",
-           {{"Content-Type", "application/json"}, {"Accept", "application/json;q=0"}},
-           kInitialize);
+           {{"Content-Type", "application/json"}, {"Accept", "application/json;q=0"}}, kInitialize);
   EXPECT_EQ(r.status, 406) << r.body;
   r = http(gw.port(), "GET", "/mcp/test",
            {{"Accept", "text/plain; x=text/event-stream"}, {"Mcp-Session-Id", "x"}});
   EXPECT_EQ(r.status, 406) << r.body;
-  r = http(gw.port(), "POST", "/mcp/test", {{"Content-Type", "application/json"}, {"Accept", "*/*"}},
-           kInitialize);
+  r = http(gw.port(), "POST", "/mcp/test",
+           {{"Content-Type", "application/json"}, {"Accept", "*/*"}}, kInitialize);
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.header("content-type"), "application/json");
 }
@@ -93,8 +93,11 @@ TEST(HttpStrict, TransferEncodingOtherThanChunkedIsRefused) {
       "POST /mcp/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
       "Accept: application/json\r\n";
   for (const std::string te : {"gzip", "chunked, gzip", "identity"}) {
-    const std::string answer = rawExchange(
-        gw.port(), head + "Transfer-Encoding: " + te + "\r\n\r\n" + kInitialize);
+    const std::string answer = rawExchange(gw.port(), std::string(head)
+                                                          .append("Transfer-Encoding: ")
+                                                          .append(te)
+                                                          .append("\r\n\r\n")
+                                                          .append(kInitialize));
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << te << ": " << answer.substr(0, 300);
     EXPECT_NE(answer.find("Transfer-Encoding"), std::string::npos) << answer.substr(0, 500);
   }
@@ -113,11 +116,11 @@ TEST(HttpStrict, TransferEncodingOtherThanChunkedIsRefused) {
 
 TEST(HttpStrict, FoldedHeadersAreRefused) {
   Gateway gw(plainConfig());
-  const std::string answer = rawExchange(
-      gw.port(),
-      "POST /mcp/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-      "Accept: application/json,\r\n text/event-stream\r\nContent-Length: " +
-          std::to_string(kInitialize.size()) + "\r\n\r\n" + kInitialize);
+  const std::string answer =
+      rawExchange(gw.port(),
+                  "POST /mcp/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  "Accept: application/json,\r\n text/event-stream\r\nContent-Length: " +
+                      std::to_string(kInitialize.size()) + "\r\n\r\n" + kInitialize);
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << answer.substr(0, 300);
   EXPECT_NE(answer.find("folded"), std::string::npos) << answer.substr(0, 500);
 }
@@ -152,9 +155,8 @@ TEST(HttpStrict, MetricsShowAClientOnlyItsOwnServers) {
   const std::string alice = "alice-token-0123456789abcdef0123456789";
   const std::string bob = "bob-token-0123456789abcdef0123456789ab";
   Gateway gw("listen: 127.0.0.1:0\nservers:\n" + testServerYaml("test") +
-             testServerYaml("secretproject") +
-             "auth:\n  tokens:\n    - {client: alice, sha256: " + sha256Hex(alice) +
-             "}\n    - {client: bob, sha256: " + sha256Hex(bob) +
+             testServerYaml("secretproject") + "auth:\n  tokens:\n    - {client: alice, sha256: " +
+             sha256Hex(alice) + "}\n    - {client: bob, sha256: " + sha256Hex(bob) +
              "}\n  clients:\n    alice: {servers: [test, secretproject]}\n"
              "    bob: {servers: [test]}\n");
   // Traffic to both servers, so both have series.
