@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 namespace mcpgate::egress {
@@ -178,6 +179,15 @@ std::string_view className(AddressClass c) {
       return "reserved";
   }
   return "unknown";
+}
+
+std::optional<std::uint16_t> parsePort(std::string_view text) {
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value == 0 || value > 65535) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint16_t>(value);
 }
 
 }  // namespace mcpgate::egress

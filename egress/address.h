@@ -25,6 +25,8 @@ struct IpAddress {
 [[nodiscard]] std::optional<IpAddress> fromSockaddr(const sockaddr* address);
 // Dotted quad for IPv4 (mapped forms included), RFC 5952 text for IPv6.
 [[nodiscard]] std::string formatIp(const IpAddress& address);
+// A port number 1-65535 written in decimal and nothing else; nullopt otherwise.
+[[nodiscard]] std::optional<std::uint16_t> parsePort(std::string_view text);
 
 // True when `address` lies in `network`/`prefix` (prefix counted on the
 // 128-bit form: an IPv4 /24 is prefix 120).

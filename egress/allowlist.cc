@@ -4,20 +4,13 @@
 #include <cctype>
 #include <charconv>
 
+#include "egress/address.h"
+
 namespace mcpgate::egress {
 namespace {
 
 bool portIn(const std::optional<PortRange>& ports, std::uint16_t port) {
   return !ports || (port >= ports->first && port <= ports->last);
-}
-
-std::optional<std::uint16_t> parsePort(std::string_view text) {
-  unsigned value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value == 0 || value > 65535) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint16_t>(value);
 }
 
 std::expected<PortRange, std::string> parsePorts(std::string_view text) {

@@ -16,6 +16,8 @@
 #include <optional>
 #include <string_view>
 
+#include "egress/address.h"
+
 namespace mcpgate::egress {
 namespace {
 
@@ -34,15 +36,6 @@ struct Target {
   std::uint16_t port = 0;
   std::string head;  // plain HTTP: the head to send upstream (origin-form)
 };
-
-std::optional<std::uint16_t> parsePort(std::string_view text) {
-  unsigned value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value == 0 || value > 65535) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint16_t>(value);
-}
 
 // "host:port", "[v6]:port", or without a port (then `fallback`).
 bool splitAuthority(std::string_view authority, std::uint16_t fallback, Target& t) {
