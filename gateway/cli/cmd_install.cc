@@ -3,6 +3,8 @@
 // out is this process's egress proxy, allowing the npm registry alone.
 // Single-threaded: one io_context runs the proxy and relays npx's output.
 
+#include <netdb.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include <memory>
 
 #include "common/errno_text.h"
+#include "egress/allowlist.h"
 #include "egress/proxy.h"
 #include "config/config.h"
 #include "gateway/cli/cli.h"
@@ -80,6 +83,30 @@ void relay(asio::io_context& io, sandbox::UniqueFd fd, std::function<void()> don
   (*step)();
 }
 
+// Single-address entries ("ADDR:PORT") for what the host name of `entry` resolves to now,
+// leaving out metadata and link-local addresses; none for an address entry.
+std::vector<std::string> registryAddresses(const egress::AllowEntry& entry) {
+  std::vector<std::string> out;
+  if (entry.kind != egress::AllowEntry::Kind::kHost || !entry.ports) return out;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(entry.host.c_str(), nullptr, &hints, &found) != 0) return out;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const auto address = egress::fromSockaddr(a->ai_addr);
+    if (!address) continue;
+    const auto cls = egress::classify(*address);
+    if (cls == egress::AddressClass::kMetadata || cls == egress::AddressClass::kLinkLocal) continue;
+    const std::string ip = egress::formatIp(*address);
+    const std::string text = (address->isV4() ? ip : "[" + ip + "]") + ":" +
+                             std::to_string(entry.ports->first) + "-" +
+                             std::to_string(entry.ports->last);
+    if (std::ranges::find(out, text) == out.end()) out.push_back(text);
+  }
+  ::freeaddrinfo(found);
+  return out;
+}
+
 // Starts `spec` sandboxed, serves its egress listener with a proxy allowing
 // `spec.sandbox->allow`, and waits for it: its exit code.
 int runWithProxy(const sandbox::SpawnSpec& spec) {
@@ -94,7 +121,16 @@ int runWithProxy(const sandbox::SpawnSpec& spec) {
   settings->server = spec.name;
   settings->session = "install";
   for (const std::string& text : spec.sandbox->allow) {
-    if (auto entry = egress::parseAllowEntry(text)) settings->allow.push_back(std::move(*entry));
+    auto entry = egress::parseAllowEntry(text);
+    if (!entry) continue;
+    // The registry is the operator's own choice (npm config), so the addresses its name has
+    // now are allowed whatever their range: a mirror on the LAN or behind a reserved address
+    // is still the registry. They are pinned here; a name that later resolves elsewhere
+    // (rebinding) is refused as usual. Metadata and link-local addresses never are.
+    for (const std::string& pinned : registryAddresses(*entry)) {
+      if (auto address = egress::parseAllowEntry(pinned)) settings->allow.push_back(*address);
+    }
+    settings->allow.push_back(std::move(*entry));
   }
   settings->on_decision = [](const egress::ProxyEvent& e) {
     std::cerr << "install: " << e.server << ": egress " << (e.allowed ? "allowed" : "refused")

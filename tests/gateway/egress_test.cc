@@ -313,6 +313,33 @@ TEST(Install, AnInstallScriptFindsNoServerVariableAndReachesOnlyTheRegistry) {
   EXPECT_EQ(r.output.find("do-not-leak"), std::string::npos) << r.output;
 }
 
+// A registry named by a host name that resolves to a range an allowlist name never reaches
+// (here localhost: loopback) is still the registry npm is configured for: mcpgate install pins
+// the addresses the name has now, and every other port stays refused.
+TEST(Install, ARegistryNamedByAHostNameIsReachedWhateverRangeItResolvesTo) {
+  TempDir dir;
+  LoopbackHttp other("must-never-be-reached");
+  Background registry({"node", sourceDir() + "/tests/servers/stand_in_registry.mjs",
+                       std::to_string(other.port()), dir.path() + "/registry"});
+  const std::string port = registry.firstLine(15s);
+  ASSERT_FALSE(port.empty()) << "the stand-in registry did not start";
+  const std::string config = dir.write("gw.yaml", "cache_dir: " + dir.path() +
+                                                      "/cache\n"
+                                                      "servers:\n"
+                                                      "  probe:\n"
+                                                      "    command: npx\n"
+                                                      "    args: [-y, egress-probe]\n");
+  const auto r = runCommand("npm_config_registry=http://localhost:" + port + "/ " +
+                            mcpgateBinary() + " install -c " + config + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string found = readFile(dir.path() + "/cache/npm/probe/probe-result.json");
+  ASSERT_FALSE(found.empty()) << "the install script did not run\n" << r.output;
+  EXPECT_EQ(json::parse(found)["via_proxy"], 403) << found;
+  EXPECT_EQ(other.connections(), 0);
+  EXPECT_NE(r.output.find("egress allowed localhost (127.0.0.1) port " + port), std::string::npos)
+      << r.output;
+}
+
 // The sandbox's report comes on its own channel: a server printing a line
 // that imitates it is logged as what it is, the server's output.
 TEST(SandboxChannels, AFakeReportLineOnStderrIsLoggedAsServerOutput) {
