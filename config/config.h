@@ -91,6 +91,11 @@ struct LimitsConfig {
   // Open connections from one client address; past it a connection is
   // answered 503 and closed (HttpServer).
   std::uint32_t max_connections_per_address = 1024;
+  // With auth: open connections that have authenticated as one client (its
+  // token), wherever they come from; past it a request is answered 503 and
+  // the connection closed. Behind a load balancer every client shares one
+  // address, so this is the cap that tells clients apart.
+  std::uint32_t max_connections_per_client = 256;
   // Messages queued for clients and not yet sent (SSE streams, responses,
   // the backlog for a GET stream). Over the session's or the gateway's
   // budget the gateway stops reading the server (backpressure); a stream

@@ -360,15 +360,18 @@ class Loader : private detail::Reader {
         auto value = count(item, path, kMaxJsonDepth);
         if (!value) return std::unexpected(value.error());
         limits.max_json_depth = *value;
-      } else if (item.key == "max_sessions" || item.key == "max_connections_per_address") {
+      } else if (item.key == "max_sessions" || item.key == "max_connections_per_address" ||
+                 item.key == "max_connections_per_client") {
         auto value = count(item, path, kMaxSessions);
         if (!value) return std::unexpected(value.error());
-        (item.key == "max_sessions" ? limits.max_sessions : limits.max_connections_per_address) =
-            *value;
+        (item.key == "max_sessions"                  ? limits.max_sessions
+         : item.key == "max_connections_per_address" ? limits.max_connections_per_address
+                                                     : limits.max_connections_per_client) = *value;
       } else {
         return unknownKey(item, "in limits",
                           {"max_body_bytes", "max_json_depth", "max_line_bytes", "max_sessions",
-                           "max_connections_per_address", "max_stream_queue_bytes",
+                           "max_connections_per_address", "max_connections_per_client",
+                           "max_stream_queue_bytes",
                            "max_session_queue_bytes", "max_queued_bytes", "stream_stall_timeout"});
       }
     }
@@ -550,6 +553,8 @@ std::string describeConfig(const Config& config) {
     out << YAML::Key << "max_sessions" << YAML::Value << config.limits.max_sessions;
     out << YAML::Key << "max_connections_per_address" << YAML::Value
         << config.limits.max_connections_per_address;
+    out << YAML::Key << "max_connections_per_client" << YAML::Value
+        << config.limits.max_connections_per_client;
     out << YAML::Key << "max_stream_queue_bytes" << YAML::Value
         << formatSize(config.limits.max_stream_queue_bytes);
     out << YAML::Key << "max_session_queue_bytes" << YAML::Value

@@ -16,18 +16,18 @@ AcceptGuard::~AcceptGuard() {
   if (reserve_ >= 0) ::close(reserve_);
 }
 
-std::shared_ptr<void> AcceptGuard::claim(const std::string& address, std::uint32_t cap) {
+std::shared_ptr<void> ConnectionCounts::claim(const std::string& key, std::uint32_t cap) {
   std::lock_guard lock(counts_->mu);
-  std::uint32_t& open = counts_->open[address];
+  std::uint32_t& open = counts_->open[key];
   if (open >= cap) {
-    if (open == 0) counts_->open.erase(address);
+    if (open == 0) counts_->open.erase(key);
     return nullptr;
   }
   ++open;
   // Points at the counts (never null, never deleted through it); the deleter gives the slot back.
-  return std::shared_ptr<void>(counts_.get(), [counts = counts_, address](void*) {
+  return std::shared_ptr<void>(counts_.get(), [counts = counts_, key](void*) {
     std::lock_guard release(counts->mu);
-    auto it = counts->open.find(address);
+    auto it = counts->open.find(key);
     if (it != counts->open.end() && --it->second == 0) counts->open.erase(it);
   });
 }

@@ -14,6 +14,21 @@
 
 namespace mcpgate::gateway {
 
+// Open connections counted by a key (a client address, a client name): a
+// claim holds one until the returned pointer is released.
+class ConnectionCounts {
+ public:
+  // One more connection for `key`; null when `key` has `cap` open already.
+  [[nodiscard]] std::shared_ptr<void> claim(const std::string& key, std::uint32_t cap);
+
+ private:
+  struct Counts {
+    std::mutex mu;
+    std::unordered_map<std::string, std::uint32_t> open;
+  };
+  std::shared_ptr<Counts> counts_ = std::make_shared<Counts>();
+};
+
 class AcceptGuard {
  public:
   AcceptGuard();  // opens the reserve descriptor
@@ -23,7 +38,9 @@ class AcceptGuard {
 
   // One more connection from `address`, held as long as the connection
   // lives; null when the address has `cap` open already.
-  [[nodiscard]] std::shared_ptr<void> claim(const std::string& address, std::uint32_t cap);
+  [[nodiscard]] std::shared_ptr<void> claim(const std::string& address, std::uint32_t cap) {
+    return per_address_.claim(address, cap);
+  }
 
   // Out of descriptors: frees the reserve, accepts and closes one pending
   // connection on `listen_fd`, takes the reserve back. True if one was shed.
@@ -34,11 +51,7 @@ class AcceptGuard {
   static void refuseOverShare(int fd, std::uint32_t cap);
 
  private:
-  struct Counts {
-    std::mutex mu;
-    std::unordered_map<std::string, std::uint32_t> open;
-  };
-  std::shared_ptr<Counts> counts_ = std::make_shared<Counts>();
+  ConnectionCounts per_address_;
   int reserve_ = -1;
 };
 

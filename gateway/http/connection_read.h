@@ -91,7 +91,9 @@ awaitable<Exchange> Connection<Stream>::readAndAnswer(beast::flat_buffer& buffer
   }
   HttpRequest in = endpointRequest(req);
   Answer answer = co_await endpoint_.handle(in);
-  co_return Exchange{std::move(answer), req.version(), req.keep_alive()};
+  const auto* reply = std::get_if<Reply>(&answer.plan);
+  const bool keep_alive = req.keep_alive() && (reply == nullptr || !reply->close);
+  co_return Exchange{std::move(answer), req.version(), keep_alive};
 }
 
 template <typename Stream>

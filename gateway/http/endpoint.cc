@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "config/origin.h"
+#include "gateway/http/accept_guard.h"
 #include "gateway/guard/auth.h"
 #include "gateway/http/media_type.h"
 #include "gateway/mcp/jsonrpc.h"
@@ -291,6 +292,26 @@ std::optional<Reply> Endpoint::authorize(const HttpRequest& req,
     return reply;
   }
   client_ = std::move(identity->client);
+  if (!client_.empty() && slot_client_ != client_) {
+    // Counted per process: every connection of every listener, whatever its address.
+    static ConnectionCounts per_client;
+    client_slot_.reset();
+    slot_client_.clear();
+    const std::uint32_t cap = config_->limits.max_connections_per_client;
+    client_slot_ = per_client.claim(client_, cap);
+    if (!client_slot_) {
+      static log::Limiter limiter;  // a peer may send these at will
+      limiter.warn("request refused: too many connections for client", {{"client", client_}});
+      Reply reply = refuse(Status::service_unavailable, jsonrpc::kUpstreamError,
+                           "too many connections for client '" + client_ +
+                               "' (limits.max_connections_per_client is " + std::to_string(cap) +
+                               ")",
+                           "too_many_connections");
+      reply.close = true;
+      return reply;
+    }
+    slot_client_ = client_;
+  }
   if (server != nullptr && !generation_->authenticator->mayUse(client_, server->name)) {
     static log::Limiter limiter;  // a peer may send these at will
     limiter.warn("request refused: server not allowed for client",

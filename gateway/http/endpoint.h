@@ -52,6 +52,7 @@ struct Reply {
   std::string session_id;
   std::string_view content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers = {};  // Allow, WWW-Authenticate, ...
+  bool close = false;  // the connection ends after this reply
 };
 
 // An SSE stream: `first` at once, then what the mailbox gets until it finishes.
@@ -112,6 +113,10 @@ class Endpoint {
   std::shared_ptr<const Generation> generation_;
   std::shared_ptr<const config::Config> config_;  // generation_->config
   std::string client_;                            // empty without auth
+  // The connection's place in its client's count (limits.max_connections_per_client), taken at
+  // its first authenticated request and held while the connection lives.
+  std::shared_ptr<void> client_slot_;
+  std::string slot_client_;
   std::string metric_server_;
 };
 

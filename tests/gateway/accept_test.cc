@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <array>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "tests/gateway/harness.h"
+#include "tests/gateway/jwt_util.h"
 
 namespace mcpgate::testing {
 namespace {
@@ -117,6 +121,74 @@ TEST(AcceptLoop, OneAddressMayHoldItsShareOfConnectionsOnly) {
   idle.pop_back();
   EXPECT_TRUE(waitUntil([&] { return http(gw.port(), "GET", "/healthz").status == 200; }, 5s));
   for (int fd : idle) ::close(fd);
+}
+
+// One authenticated request on an open connection `fd` (kept open): the status.
+int authenticatedRequest(int fd, const std::string& token) {
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+                              token + "\r\n\r\n";
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(request.size())) {
+    return 0;
+  }
+  std::string in;
+  std::array<char, 4096> buf{};
+  std::size_t head_end = std::string::npos;
+  std::size_t body_size = 0;
+  while (head_end == std::string::npos || in.size() < head_end + 4 + body_size) {
+    const ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
+    if (n <= 0) return in.empty() ? 0 : std::stoi(in.substr(9, 3));
+    in.append(buf.data(), static_cast<std::size_t>(n));
+    if (head_end == std::string::npos && (head_end = in.find("\r\n\r\n")) != std::string::npos) {
+      std::string head = in.substr(0, head_end);
+      for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::size_t at = head.find("content-length: ");
+      if (at != std::string::npos) body_size = std::stoul(head.substr(at + 16));
+    }
+  }
+  return std::stoi(in.substr(9, 3));
+}
+
+// With auth, one client's connections are counted whatever address they come
+// from (behind a load balancer every client has the same one).
+TEST(AcceptLoop, OneClientMayHoldItsShareOfConnectionsOnly) {
+  const std::string alice = "mcpg_alice-connection-cap-0123456789";
+  const std::string bob = "mcpg_bob-connection-cap-0123456789ab";
+  Gateway gw("listen: 127.0.0.1:0\nservers:\n" + testServerYaml("test") +
+             "limits: {max_connections_per_client: 2}\n"
+             "auth:\n  tokens:\n    - {client: alice, sha256: " + sha256Hex(alice) +
+             "}\n    - {client: bob, sha256: " + sha256Hex(bob) +
+             "}\n  clients:\n    alice: {servers: [test]}\n    bob: {servers: [test]}\n");
+  std::vector<int> held;
+  for (int i = 0; i < 2; ++i) {
+    held.push_back(idleConnection(gw.port()));
+    ASSERT_EQ(authenticatedRequest(held.back(), alice), 200);
+  }
+  // A third connection of alice's is refused at its first request, and closed.
+  const int third = idleConnection(gw.port());
+  EXPECT_EQ(authenticatedRequest(third, alice), 503);
+  std::array<char, 16> rest{};
+  const timeval wait{5, 0};  // a connection left open fails here, not at the idle timeout
+  ::setsockopt(third, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  EXPECT_EQ(::recv(third, rest.data(), rest.size(), 0), 0) << "the refused connection stays open";
+  ::close(third);
+  // The held connections still serve; another client is not affected.
+  EXPECT_EQ(authenticatedRequest(held[0], alice), 200);
+  const int other = idleConnection(gw.port());
+  EXPECT_EQ(authenticatedRequest(other, bob), 200);
+  ::close(other);
+  // One of alice's closes: there is room again.
+  ::close(held.back());
+  held.pop_back();
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const int fd = idleConnection(gw.port());
+        const int status = authenticatedRequest(fd, alice);
+        ::close(fd);
+        return status == 200;
+      },
+      5s));
+  for (int fd : held) ::close(fd);
 }
 
 }  // namespace
