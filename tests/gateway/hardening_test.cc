@@ -187,8 +187,15 @@ TEST_F(Hardening, AServerFloodingAClientThatDoesNotReadCannotGrowTheGateway) {
   }
   std::printf("gateway RSS %ld KiB before the flood, peak %ld KiB\n", before, peak);
   EXPECT_TRUE(ended) << gw.log().substr(0, 3000);
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan, RSS holds the sanitizer's quarantine of freed memory (256 MiB by default), not
+  // what the gateway keeps: the bound is asserted in the release build; here the stream must
+  // still end with stream_overflow (below).
+  (void)peak;
+#else
   EXPECT_LT(peak - before, 100 * 1024)
       << "RSS grew from " << before << " KiB to " << peak << " KiB";
+#endif
   // What the client gets when it reads again: the error that ended the stream.
   ASSERT_TRUE(stalled.readUntil("stream_overflow", 60s));
   ASSERT_TRUE(stalled.readUntil("0\r\n\r\n", 30s));
