@@ -273,29 +273,49 @@ class Background {
   int out_ = -1;
 };
 
+// A stand-in npm registry on loopback serving the egress-probe package, whose
+// install script looks for SERVER_SECRET and tries `other`, and `mcpgate
+// install` of a server using it with npm configured for the registry at `host`.
+class Install : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    registry_.emplace(std::vector<std::string>{
+        "node", sourceDir() + "/tests/servers/stand_in_registry.mjs",
+        std::to_string(other.port()), dir.path() + "/registry"});
+    port = registry_->firstLine(15s);
+    ASSERT_FALSE(port.empty()) << "the stand-in registry did not start";
+  }
+  // The install's output and exit code; `found`: what the install script saw.
+  CommandResult install(const std::string& host) {
+    const std::string config = dir.write(
+        "gw.yaml", "cache_dir: " + dir.path() +
+                       "/cache\n"
+                       "servers:\n"
+                       "  probe:\n"
+                       "    command: npx\n"
+                       "    args: [-y, egress-probe]\n"
+                       "    env: {SERVER_SECRET: do-not-leak}\n");
+    auto r = runCommand("npm_config_registry=http://" + host + ":" + port + "/ " +
+                        mcpgateBinary() + " install -c " + config + " 2>&1");
+    found = readFile(dir.path() + "/cache/npm/probe/probe-result.json");
+    return r;
+  }
+  TempDir dir;
+  LoopbackHttp other{"must-never-be-reached"};
+  std::string port;
+  std::string found;
+
+ private:
+  std::optional<Background> registry_;
+};
+
 // `mcpgate install` runs npm with none of the server's env, and a network of
 // the registry alone: an install script that looks for the server's secret and
 // tries another loopback port finds nothing and reaches nothing.
-TEST(Install, AnInstallScriptFindsNoServerVariableAndReachesOnlyTheRegistry) {
-  TempDir dir;
-  LoopbackHttp other("must-never-be-reached");
-  Background registry({"node", sourceDir() + "/tests/servers/stand_in_registry.mjs",
-                       std::to_string(other.port()), dir.path() + "/registry"});
-  const std::string port = registry.firstLine(15s);
-  ASSERT_FALSE(port.empty()) << "the stand-in registry did not start";
-  const std::string config = dir.write(
-      "gw.yaml", "cache_dir: " + dir.path() +
-                     "/cache\n"
-                     "servers:\n"
-                     "  probe:\n"
-                     "    command: npx\n"
-                     "    args: [-y, egress-probe]\n"
-                     "    env: {SERVER_SECRET: do-not-leak}\n");
+TEST_F(Install, AnInstallScriptFindsNoServerVariableAndReachesOnlyTheRegistry) {
   // npm on this host is configured for the stand-in (npm config get registry).
-  const auto r = runCommand("npm_config_registry=http://127.0.0.1:" + port + "/ " +
-                            mcpgateBinary() + " install -c " + config + " 2>&1");
+  const auto r = install("127.0.0.1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string found = readFile(dir.path() + "/cache/npm/probe/probe-result.json");
   ASSERT_FALSE(found.empty()) << "the install script did not run\n" << r.output;
   const json result = json::parse(found);
   EXPECT_TRUE(result["server_secret"].is_null()) << found;
@@ -316,23 +336,9 @@ TEST(Install, AnInstallScriptFindsNoServerVariableAndReachesOnlyTheRegistry) {
 // A registry named by a host name that resolves to a range an allowlist name never reaches
 // (here localhost: loopback) is still the registry npm is configured for: mcpgate install pins
 // the addresses the name has now, and every other port stays refused.
-TEST(Install, ARegistryNamedByAHostNameIsReachedWhateverRangeItResolvesTo) {
-  TempDir dir;
-  LoopbackHttp other("must-never-be-reached");
-  Background registry({"node", sourceDir() + "/tests/servers/stand_in_registry.mjs",
-                       std::to_string(other.port()), dir.path() + "/registry"});
-  const std::string port = registry.firstLine(15s);
-  ASSERT_FALSE(port.empty()) << "the stand-in registry did not start";
-  const std::string config = dir.write("gw.yaml", "cache_dir: " + dir.path() +
-                                                      "/cache\n"
-                                                      "servers:\n"
-                                                      "  probe:\n"
-                                                      "    command: npx\n"
-                                                      "    args: [-y, egress-probe]\n");
-  const auto r = runCommand("npm_config_registry=http://localhost:" + port + "/ " +
-                            mcpgateBinary() + " install -c " + config + " 2>&1");
+TEST_F(Install, ARegistryNamedByAHostNameIsReachedWhateverRangeItResolvesTo) {
+  const auto r = install("localhost");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string found = readFile(dir.path() + "/cache/npm/probe/probe-result.json");
   ASSERT_FALSE(found.empty()) << "the install script did not run\n" << r.output;
   EXPECT_EQ(json::parse(found)["via_proxy"], 403) << found;
   EXPECT_EQ(other.connections(), 0);
