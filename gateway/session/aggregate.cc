@@ -1,6 +1,7 @@
 #include "gateway/session/aggregate.h"
 
 #include <algorithm>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
@@ -8,6 +9,7 @@
 
 #include "common/digest.h"
 #include "common/encoding.h"
+#include "config/units.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/observe/log.h"
 #include "gateway/session/session.h"
@@ -28,6 +30,8 @@ namespace {
 
 constexpr std::size_t kMaxName = 64;  // what clients (and model APIs) accept for a tool name
 constexpr std::size_t kBacklogLimit = 1000;
+// Backpressure: how often a full client stream is looked at again.
+constexpr auto kClientPoll = std::chrono::milliseconds(20);
 constexpr int kMethodNotFound = -32601;
 constexpr int kInvalidParams = -32602;
 // A server request relayed to the client gets an id the aggregate can route
@@ -106,6 +110,7 @@ ClientSession::StreamResult AggregateSession::openStream(const std::shared_ptr<M
     mailbox->push(std::move(backlog_.front()));
     backlog_.pop_front();
   }
+  backlog_bytes_ = 0;
   return StreamResult::kOk;
 }
 
@@ -393,6 +398,18 @@ awaitable<json> AggregateSession::route(const std::string& server, json request,
                        errorData("session_closed", server));
   }
   while (response.is_null()) {
+    if (out && !co_await clientKeepsUp(*out)) {
+      // The client does not read this request's stream: it ends with the
+      // error, and what the server still sends for it is dropped.
+      response = errorOf(id, jsonrpc::kUpstreamError, stalledReason(),
+                         errorData("stream_overflow", server));
+      out->overflow({response.dump(-1, ' ', false, json::error_handler_t::replace)});
+      mailbox->abandon();
+      static log::Limiter limiter;
+      limiter.warn("client stream ended: the client does not read it",
+                   {{"server", server}, {"session", id_}, {"endpoint", "/mcp"}});
+      break;
+    }
     Mailbox::Batch batch = co_await mailbox->next();
     for (std::string& line : batch.messages) {
       if (line.empty()) {
@@ -505,6 +522,21 @@ awaitable<json> AggregateSession::ask(const std::shared_ptr<Session>& session, j
 // requests outside any client request.
 awaitable<void> AggregateSession::relayStream(std::string server, std::shared_ptr<Mailbox> from) {
   for (;;) {
+    std::shared_ptr<Mailbox> client;
+    {
+      std::lock_guard lock(stream_mu_);
+      client = stream_;
+    }
+    if (client && !co_await clientKeepsUp(*client)) {
+      std::lock_guard lock(stream_mu_);
+      if (stream_ == client) {
+        stream_->overflow({});
+        stream_.reset();
+        static log::Limiter limiter;
+        limiter.warn("client stream ended: the client does not read it",
+                     {{"session", id_}, {"endpoint", "/mcp"}, {"reason", stalledReason()}});
+      }
+    }
     Mailbox::Batch batch = co_await from->next();
     for (const std::string& line : batch.messages) {
       if (line.empty()) continue;
@@ -532,8 +564,34 @@ void AggregateSession::toStream(std::string message) {
     stream_->push(std::move(message));
     return;
   }
-  if (backlog_.size() >= kBacklogLimit) backlog_.pop_front();
+  // Bounded in count and in bytes (a stream's budget); the oldest go first.
+  while (!backlog_.empty() &&
+         (backlog_.size() >= kBacklogLimit ||
+          backlog_bytes_ + message.size() > generation_->config->limits.max_stream_queue_bytes)) {
+    backlog_bytes_ -= backlog_.front().size();
+    backlog_.pop_front();
+  }
+  backlog_bytes_ += message.size();
   backlog_.push_back(std::move(message));
+}
+
+awaitable<bool> AggregateSession::clientKeepsUp(const Mailbox& out) {
+  const config::LimitsConfig& limits = generation_->config->limits;
+  asio::steady_timer wait(strand_);
+  while (!closed_ && !out.abandoned() && out.queuedBytes() > limits.max_stream_queue_bytes) {
+    if (Clock::now() - out.lastTaken() >= limits.stream_stall_timeout) co_return false;
+    wait.expires_after(kClientPoll);
+    co_await wait.async_wait(asio::as_tuple(use_awaitable));
+  }
+  co_return true;
+}
+
+std::string AggregateSession::stalledReason() const {
+  const config::LimitsConfig& limits = generation_->config->limits;
+  return "the client did not read its stream: more than " +
+         config::formatSize(limits.max_stream_queue_bytes) + " queued and nothing taken for " +
+         config::formatDuration(limits.stream_stall_timeout) +
+         " (limits.max_stream_queue_bytes, limits.stream_stall_timeout)";
 }
 
 // The client's answer to a request a server made through this endpoint.

@@ -93,6 +93,12 @@ class AggregateSession final : public ClientSession,
   boost::asio::awaitable<nlohmann::json> ask(const std::shared_ptr<Session>& session,
                                              nlohmann::json request);
   boost::asio::awaitable<void> relayStream(std::string server, std::shared_ptr<Mailbox> from);
+  // Backpressure on the client's side: while `out` holds more than a stream's
+  // budget, waits (the server's side is not read meanwhile, so its session
+  // stops reading the server). False when the client took nothing for the
+  // stall timeout: the caller ends that stream.
+  boost::asio::awaitable<bool> clientKeepsUp(const Mailbox& out);
+  [[nodiscard]] std::string stalledReason() const;
   void fromClientResponse(const nlohmann::json& message);
   void toEveryServer(const nlohmann::json& notification);
   void toStream(std::string message);
@@ -124,6 +130,7 @@ class AggregateSession final : public ClientSession,
   std::string close_reason_;                      // under stream_mu_
   std::shared_ptr<Mailbox> stream_;               // the client's GET stream
   std::deque<std::string> backlog_;               // for it, while none is open
+  std::size_t backlog_bytes_ = 0;                  // under stream_mu_
   std::uint64_t next_id_ = 1;
   std::chrono::steady_clock::time_point last_activity_;
 };

@@ -429,6 +429,12 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
                               std::to_string(options_.max_line_bytes) + " bytes)",
                           "upstream_too_large"};
       }
+      // The clients do not take what is queued for them: the socket is not
+      // read until they do, so the remote's writes wait, not the gateway's memory.
+      if (kind == Body::kSse) {
+        co_await waitWhileHeld(executor_, callbacks_.hold, [this] { return !terminating_; });
+        if (terminating_) co_return std::nullopt;
+      }
     }
     keep_alive = parser.is_done() && parser.keep_alive();
     if (failure) co_return failure;

@@ -152,6 +152,17 @@ asio::awaitable<void> ChildUpstream::writeQueued() {
   writing_ = false;
 }
 
+asio::awaitable<void> waitWhileHeld(asio::any_io_executor executor,
+                                    const std::function<bool()>& hold,
+                                    const std::function<bool()>& reading) {
+  if (!hold || !hold()) co_return;
+  asio::steady_timer wait(executor);
+  while (reading() && hold()) {
+    wait.expires_after(kHoldPoll);
+    co_await wait.async_wait(as_tuple(use_awaitable));
+  }
+}
+
 asio::awaitable<void> ChildUpstream::readMessages() {
   // Reads in chunks and splits them with memchr; a line that spans reads
   // waits in `partial`. (asio::async_read_until on a string read 512 bytes at
@@ -190,14 +201,8 @@ asio::awaitable<void> ChildUpstream::readMessages() {
       callbacks_.on_message(std::move(line));
     }
     if (grow) chunk.resize(chunk.size() * 2);  // after its bytes were used
-    if (callbacks_.hold && callbacks_.hold()) {
-      // The clients do not take what is queued for them: stop reading until they do.
-      asio::steady_timer wait(executor_);
-      while (stdout_.is_open() && !terminating_ && callbacks_.hold()) {
-        wait.expires_after(kHoldPoll);
-        co_await wait.async_wait(as_tuple(use_awaitable));
-      }
-    }
+    co_await waitWhileHeld(executor_, callbacks_.hold,
+                           [this] { return stdout_.is_open() && !terminating_; });
     if (over_limit || partial.size() > options_.max_line_bytes) {
       log::error("server sent a message over the line limit; stopping it",
                  {{"server", options_.server}, {"limit", options_.max_line_bytes}});

@@ -60,6 +60,14 @@ class Upstream {
   virtual void terminate(std::string why) = 0;  // idempotent
 };
 
+// Backpressure, for an upstream between two reads of its server: while `hold`
+// says the clients have not taken what is queued for them (and `reading` says
+// the upstream still reads), waits; the server's pipe or socket fills meanwhile
+// and a well-behaved server waits too. Returns at once without a `hold`.
+boost::asio::awaitable<void> waitWhileHeld(boost::asio::any_io_executor executor,
+                                           const std::function<bool()>& hold,
+                                           const std::function<bool()>& reading);
+
 // One MCP server child process speaking newline-delimited JSON-RPC: started
 // through sandbox::spawn, supervised through its pidfd, stopped with stdin
 // closed + SIGTERM, then SIGKILL after a grace period.

@@ -46,16 +46,6 @@ int scale() {
   return value > 0 ? value : 1;
 }
 
-// The gateway's resident set, in KiB, from /proc/<pid>/status.
-long rssKiB(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
 class Hardening : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(::chmod(dir_.path().c_str(), 0777), 0); }
@@ -208,6 +198,48 @@ TEST_F(Hardening, AServerFloodingAClientThatDoesNotReadCannotGrowTheGateway) {
             std::string::npos);
   // The session goes on.
   EXPECT_EQ(text(gw.callTool("test", sid, "echo", {{"text", "still here"}})), "still here");
+}
+
+// Item 1 on /mcp: the aggregate relays a server's flood from its inner
+// session into the client's stream. While that stream holds more than a
+// stream's budget the aggregate stops relaying (the inner session then stops
+// reading the server); a client that takes nothing for the stall timeout gets
+// stream_overflow, and the gateway's RSS stays bounded.
+TEST_F(Hardening, TheAggregateEndsAStreamItsClientDoesNotRead) {
+  Gateway gw(config("limits: {max_stream_queue_bytes: 4MiB, max_session_queue_bytes: 8MiB, "
+                    "stream_stall_timeout: 3s}\n"));
+  const std::string sid = gw.initialize("");
+  const long before = rssKiB(gw.pid());
+  ASSERT_GT(before, 0);
+  StreamingRequest stalled(
+      gw.port(), "POST", "/mcp",
+      {{"Content-Type", "application/json"},
+       {"Accept", "application/json, text/event-stream"},
+       {"Mcp-Session-Id", sid}},
+      toolCall(9, "test__flood", {{"count", 200'000 * scale()}, {"bytes", 1000}}).dump());
+  ASSERT_TRUE(stalled.readUntil("event: message", 20s)) << stalled.raw().substr(0, 500);
+  long peak = before;
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 12s) {
+    peak = std::max(peak, rssKiB(gw.pid()));
+    std::this_thread::sleep_for(100ms);
+  }
+  std::printf("gateway RSS %ld KiB before the flood, peak %ld KiB\n", before, peak);
+#if !defined(__SANITIZE_ADDRESS__)  // ASan's quarantine holds freed memory in RSS
+  EXPECT_LT(peak - before, 64 * 1024) << "RSS grew from " << before << " KiB to " << peak << " KiB";
+#endif
+  ASSERT_TRUE(stalled.readUntil("stream_overflow", 30s)) << gw.log().substr(0, 3000);
+  ASSERT_TRUE(stalled.readUntil("0\r\n\r\n", 30s));
+  const auto events = parseResponse(stalled.raw()).events();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["id"], 9);
+  EXPECT_EQ(events.back()["error"]["data"]["reason"], "stream_overflow") << events.back().dump();
+  EXPECT_NE(events.back()["error"]["message"].get<std::string>().find(
+                "limits.max_stream_queue_bytes"),
+            std::string::npos);
+  // The session goes on.
+  const json again = gw.callTool("", sid, "test__echo", {{"text", "still here"}});
+  EXPECT_EQ(again["result"]["content"][0]["text"], "still here") << again.dump();
 }
 
 // Item 6: a server that closes its stdout and stays alive. Its waiting request

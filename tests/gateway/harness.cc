@@ -149,6 +149,15 @@ bool anyAlive(const std::set<pid_t>& pids) {
 
 bool processExists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
+long rssKiB(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
 bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
   while (Clock::now() < deadline) {

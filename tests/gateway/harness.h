@@ -58,6 +58,8 @@ bool processExists(pid_t pid);  // false once reaped (a zombie still exists)
 std::set<pid_t> descendants(pid_t root);
 bool anyAlive(const std::set<pid_t>& pids);
 bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
+// A process's resident set in KiB (VmRSS in /proc/<pid>/status), or -1.
+long rssKiB(pid_t pid);
 
 struct CommandResult {
   int exit_code = -1;

@@ -10,8 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "tests/gateway/harness.h"
 
@@ -363,6 +365,46 @@ TEST_F(RemoteTest, AnswerOverTheLineLimitIsAnErrorForThatRequest) {
     EXPECT_EQ(big["error"]["data"]["reason"], "upstream_too_large") << mode;
     EXPECT_EQ(text(gw.callTool("remote", sid, "big", {{"bytes", 10}})), "xxxxxxxxxx") << mode;
   }
+}
+
+// Issue 19, item 1 for remote servers: a remote that floods a POST's SSE
+// stream (200,000 events of 1 KB, written as its socket drains) to a client
+// that reads the first event and then nothing. The gateway stops reading the
+// remote's socket while the session is over budget, so its RSS stays bounded,
+// and ends the stalled stream with stream_overflow; the session goes on.
+TEST_F(RemoteTest, ARemoteFloodingAClientThatDoesNotReadCannotGrowTheGateway) {
+  RemoteServer remote({});
+  Gateway gw(config(remoteYaml("http://127.0.0.1:" + std::to_string(remote.port()) + "/mcp"),
+                    "limits: {max_stream_queue_bytes: 4MiB, max_session_queue_bytes: 8MiB, "
+                    "stream_stall_timeout: 3s}\n"));
+  const std::string sid = gw.initialize("remote");
+  const long before = rssKiB(gw.pid());
+  ASSERT_GT(before, 0);
+  StreamingRequest stalled(gw.port(), "POST", "/mcp/remote",
+                           {{"Content-Type", "application/json"},
+                            {"Accept", "application/json, text/event-stream"},
+                            {"Mcp-Session-Id", sid}},
+                           toolCall(9, "flood", {{"count", 200'000}, {"bytes", 1000}}).dump());
+  ASSERT_TRUE(stalled.readUntil("event: message", 20s)) << stalled.raw().substr(0, 500);
+  long peak = before;
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 12s) {
+    peak = std::max(peak, rssKiB(gw.pid()));
+    std::this_thread::sleep_for(100ms);
+  }
+  std::printf("gateway RSS %ld KiB before the flood, peak %ld KiB\n", before, peak);
+#if !defined(__SANITIZE_ADDRESS__)  // ASan's quarantine holds freed memory in RSS
+  EXPECT_LT(peak - before, 64 * 1024) << "RSS grew from " << before << " KiB to " << peak << " KiB";
+#endif
+  EXPECT_NE(gw.log().find("client stream ended: the client does not read it"), std::string::npos)
+      << gw.log().substr(0, 3000);
+  ASSERT_TRUE(stalled.readUntil("stream_overflow", 60s));
+  ASSERT_TRUE(stalled.readUntil("0\r\n\r\n", 30s));
+  const auto events = parseResponse(stalled.raw()).events();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["id"], 9);
+  EXPECT_EQ(events.back()["error"]["data"]["reason"], "stream_overflow") << events.back().dump();
+  EXPECT_EQ(text(gw.callTool("remote", sid, "echo", {{"text", "still here"}})), "still here");
 }
 
 TEST_F(RemoteTest, PlainHttpToAnotherHostIsRefusedAtLoad) {

@@ -17,7 +17,9 @@
 // big {bytes} (a text of that many x), announce {} (answers, then sends
 // notifications/tools/list_changed on the GET stream), sample {text} (asks
 // the client for sampling/createMessage), progress {steps} (one progress
-// notification per step, 50 ms apart).
+// notification per step, 50 ms apart), flood {count, bytes} (count
+// notifications/message of about bytes each on the call's SSE stream, written
+// as the socket drains, as a well-behaved server does, then the answer).
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -142,7 +144,35 @@ async function handle(req, res) {
     };
     await newServer().connect(transport);
   }
+  if (parsed?.method === 'tools/call' && parsed.params?.name === 'flood') {
+    await flood(res, parsed);  // past the SDK: its SSE writes do not wait for the socket
+    return;
+  }
   await transport.handleRequest(req, res, parsed);
+}
+
+async function flood(res, request) {
+  const {count = 0, bytes = 1000} = request.params.arguments ?? {};
+  res.writeHead(200, {'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache'});
+  const event = (message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  const data = 'f'.repeat(bytes);
+  for (let i = 0; i < count && !res.destroyed; i++) {
+    const line = event({jsonrpc: '2.0', method: 'notifications/message',
+      params: {level: 'info', data}});
+    if (!res.write(line)) {
+      await new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+    }
+  }
+  res.end(event({jsonrpc: '2.0', id: request.id,
+    result: {content: [{type: 'text', text: `flooded ${count}`}]}}));
 }
 
 const listener = (req, res) => {
