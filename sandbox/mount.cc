@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -246,6 +248,42 @@ std::string sourcePath(const UniqueFd& source) {
   return "/proc/self/fd/" + std::to_string(source.get());
 }
 
+// Whether a mount lies beneath the host directory `host` (seen under kOld):
+// a recursive bind shows it, an overlay of the directory would not.
+bool hasSubmounts(const std::string& host) {
+  std::ifstream in("/proc/self/mountinfo");
+  const std::string under = oldPath(host) + "/";
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, device, root, point;
+    fields >> id >> parent >> device >> root >> point;
+    if (point.starts_with(under)) return true;
+  }
+  return false;
+}
+
+// A read-only bind of a directory, as an overlay of it over an empty
+// directory: the same files, read-only, but the sandbox's mountinfo shows the
+// overlay's root ("/") and the fd path it was given, where a bind mount shows
+// the directory's path on the host (the kernel prints a bind's root as its
+// path inside its filesystem). False when the overlay cannot be made (a lower
+// layer overlayfs refuses): the caller binds instead.
+bool hiddenReadOnlyBind(const std::string& from, std::string_view inside, std::size_t index) {
+  const std::string lower = oldPath(from);
+  struct stat st {};
+  if (::stat(lower.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  // On the scratch root, detached with the host root; the overlay keeps it alive.
+  const std::string empty = "/overlay-ro-" + std::to_string(index);
+  if (::mkdir(empty.c_str(), 0555) != 0) return false;
+  const std::string dst = newPath(inside);
+  if (!mkdirs(dst)) return false;
+  // Two lower layers and no upper: overlayfs's read-only form.
+  const std::string options = "lowerdir=" + lower + ":" + empty;
+  return doMount("overlay", dst, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, options.c_str())
+      .has_value();
+}
+
 std::expected<void, Error> operatorBinds(const SandboxPolicy& policy,
                                          const std::vector<UniqueFd>& sources) {
   if (sources.size() != policy.binds.size()) {
@@ -254,6 +292,10 @@ std::expected<void, Error> operatorBinds(const SandboxPolicy& policy,
   for (std::size_t i = 0; i < policy.binds.size(); ++i) {
     const Bind& bind = policy.binds[i];
     const std::string from = sourcePath(sources[i]);
+    if (bind.ro && !bind.overlay && !hasSubmounts(bind.src) &&
+        hiddenReadOnlyBind(from, bind.dst, i)) {
+      continue;
+    }
     auto r = bind.overlay ? overlayMount(bind, from, i, policy.limits.tmpfs_bytes)
                           : bindMount(from, bind.dst, bind.ro);
     if (!r) return std::unexpected(Error{"bind " + bind.src + ": " + r.error().message});

@@ -107,6 +107,22 @@ TEST_P(Escape, TheInitsCommandLineNamesNoHostPath) {
   EXPECT_EQ(r.action("cat:/proc/1/comm"), "ok sandbox-init|");
 }
 
+TEST_P(Escape, MountinfoNamesNoBindSourceOnTheHost) {
+  // The probe's directory is bound read-only at /opt/probe: a bind mount's root in mountinfo is
+  // its source's path on the host, so the sandbox showed where the gateway's files live.
+  Result r = probe({}, {"cat:/proc/self/mountinfo", "cat:/proc/1/mountinfo", "read:" +
+                                                                               std::string(kProbe)});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const std::string file : {"cat:/proc/self/mountinfo", "cat:/proc/1/mountinfo"}) {
+    const std::string mountinfo = r.action(file);
+    EXPECT_TRUE(mountinfo.starts_with("ok ")) << mountinfo;
+    EXPECT_NE(mountinfo.find(" /opt/probe "), std::string::npos) << mountinfo;
+    EXPECT_EQ(mountinfo.find(kProbeDir), std::string::npos) << mountinfo;
+  }
+  // Still the same files, read-only.
+  EXPECT_TRUE(r.action("read:" + std::string(kProbe)).starts_with("ok")) << r.out;
+}
+
 TEST_P(Escape, CannotWriteUnderUsrOrEtc) {
   Result r = probe({}, {"write:/usr/mcpgate-escape", "write:/usr/bin/node", "write:/etc/passwd",
                         "write:/newfile"});
