@@ -78,6 +78,17 @@ inline HttpRequest endpointRequest(Request& req) {
   in.origin = view(req[http::field::origin]);
   in.protocol_version = view(req["MCP-Protocol-Version"]);
   in.session_id = view(req["Mcp-Session-Id"]);
+  for (const auto& field : req) {
+    const beast::string_view name = field.name_string();
+    constexpr std::size_t kParam = sizeof("Mcp-Param-") - 1;
+    if (beast::iequals(name, "Mcp-Method")) {
+      in.mcp_method = view(field.value());
+    } else if (beast::iequals(name, "Mcp-Name")) {
+      in.mcp_name = view(field.value());
+    } else if (name.size() > kParam && beast::iequals(name.substr(0, kParam), "Mcp-Param-")) {
+      in.mcp_params.emplace_back(view(name.substr(kParam)), view(field.value()));
+    }
+  }
   in.body = std::move(req.body());
   return in;
 }

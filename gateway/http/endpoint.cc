@@ -9,9 +9,15 @@
 #include "gateway/http/accept_guard.h"
 #include "gateway/guard/auth.h"
 #include "gateway/http/media_type.h"
+#include "gateway/http/modern_post.h"
 #include "gateway/mcp/jsonrpc.h"
+#include "gateway/modern/front.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
+
+// g++ 12 misreads Asio's coroutine frame allocator as a mismatched new/delete pair (as in
+// session/aggregate.cc), here since post() awaits modernPost().
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 
 namespace mcpgate::gateway {
 
@@ -223,7 +229,9 @@ std::optional<Reply> Endpoint::admit(const HttpRequest& req, const config::Serve
     return refuse(Status::forbidden, jsonrpc::kInvalidRequest,
                   "Origin '" + std::string(req.origin) + "' is not allowed", "origin_not_allowed");
   }
-  if (!req.protocol_version.empty() && !jsonrpc::isSupportedProtocolVersion(req.protocol_version)) {
+  // A POST's version is checked with its body (post()): the answer names its id.
+  if (req.method != HttpRequest::Method::kPost && !req.protocol_version.empty() &&
+      !jsonrpc::isSupportedProtocolVersion(req.protocol_version)) {
     return refuse(Status::bad_request, jsonrpc::kInvalidRequest,
                   "unsupported MCP-Protocol-Version '" + std::string(req.protocol_version) +
                       "'; supported: 2025-03-26, 2025-06-18, 2025-11-25",
@@ -406,6 +414,27 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
   auto checked = checkPost(req, *config_);
   if (!checked) co_return std::move(checked.error());
   PostBody& post = *checked;
+  // The modern era (2026-07-28): no session; served per server (modern_post.cc).
+  const json& first_message = post.messages[0];
+  const json first_id = first_message.contains("id") ? first_message["id"] : json(nullptr);
+  if (!post.is_batch && modern::eraOf(first_message, req.protocol_version) == Era::kModern) {
+    if (server == nullptr) {
+      co_return modernNotServedHere(
+          first_id, modern::declaredVersion(first_message).value_or(req.protocol_version));
+    }
+    // Named, never temporaries inside the co_await expression (see handle()).
+    ModernPost modern_post{req,     generation_, *server, client_, client_.empty() ? peer_ : client_,
+                           post.accepts_sse, post.accepts_json};
+    json modern_message = std::move(post.messages[0]);
+    Plan plan = co_await modernPost(sessions_, std::move(modern_post), std::move(modern_message));
+    co_return plan;
+  }
+  if (!req.protocol_version.empty() && !jsonrpc::isSupportedProtocolVersion(req.protocol_version)) {
+    modern::FrontError unsupported = modern::unsupportedVersion(req.protocol_version);
+    unsupported.data["gateway"] = "mcpgate";
+    unsupported.data["reason"] = "protocol_version";
+    co_return Reply{Status::bad_request, modern::errorBody(unsupported, first_id), ""};
+  }
   const json initialize_id = post.initialize ? post.messages[0]["id"] : json(nullptr);
 
   std::shared_ptr<ClientSession> session;

@@ -42,6 +42,11 @@ struct HttpRequest {
   std::string_view origin;
   std::string_view protocol_version;  // MCP-Protocol-Version
   std::string_view session_id;        // Mcp-Session-Id
+  // The 2026-07-28 request metadata headers (absent: nullopt); each
+  // Mcp-Param-{Name} as (Name, value).
+  std::optional<std::string_view> mcp_method;  // Mcp-Method
+  std::optional<std::string_view> mcp_name;    // Mcp-Name
+  std::vector<std::pair<std::string_view, std::string_view>> mcp_params;
   std::string body;
 };
 

@@ -153,7 +153,7 @@ std::expected<std::string, std::string> StateSealer::seal(const StateClaims& cla
           1) {
     return std::unexpected("AES-256-GCM sealing failed");
   }
-  return common::encodeBase64Url(aad + nonce + cipher + tag);
+  return std::string(kRequestStatePrefix) + common::encodeBase64Url(aad + nonce + cipher + tag);
 }
 
 std::expected<StateClaims, StateError> StateSealer::open(
@@ -164,7 +164,9 @@ std::expected<StateClaims, StateError> StateSealer::open(
     return std::unexpected(fail(kTooLarge, "requestState is over " +
                                                std::to_string(kMaxRequestStateBytes) + " bytes"));
   }
-  const std::optional<std::string> raw = common::decodeBase64Url(sealed);
+  const bool marked = isGatewayState(sealed);
+  const std::optional<std::string> raw =
+      marked ? common::decodeBase64Url(sealed.substr(kRequestStatePrefix.size())) : std::nullopt;
   if (!raw || raw->size() < kHeader + kNonce + kTag || (*raw)[0] != static_cast<char>(kVersion)) {
     return std::unexpected(fail(
         kMalformed, "requestState was not minted by this gateway; echo the requestState of the "

@@ -29,6 +29,13 @@ namespace mcpgate::gateway::modern {
 // held to the same bound).
 inline constexpr std::size_t kMaxRequestStateBytes = 16 * 1024;
 
+// What every state the gateway mints begins with, so that a modern server's
+// own requestState (opaque, passed through) is never mistaken for one.
+inline constexpr std::string_view kRequestStatePrefix = "mcpgate.1.";
+[[nodiscard]] inline bool isGatewayState(std::string_view state) {
+  return state.starts_with(kRequestStatePrefix);
+}
+
 // What a sealed state binds.
 struct StateClaims {
   std::string client;  // who the gateway served (auth name, or the anonymous identity)

@@ -63,11 +63,13 @@ TEST(RequestState, AnotherServerOrMethodIsTheWrongPlace) {
 
 TEST(RequestState, AFlippedBitIsForged) {
   auto s = sealer();
-  std::string raw = *common::decodeBase64Url(*s.seal(claims()));
+  const std::string sealed = *s.seal(claims());
+  ASSERT_TRUE(isGatewayState(sealed));
+  std::string raw = *common::decodeBase64Url(sealed.substr(kRequestStatePrefix.size()));
   for (std::size_t at : {std::size_t{9}, std::size_t{25}, raw.size() - 1}) {
     std::string bad = raw;
     bad[at] = static_cast<char>(bad[at] ^ 1);
-    auto opened = s.open(common::encodeBase64Url(bad), "alice", "files", "tools/call", kNow);
+    auto opened = s.open(std::string(kRequestStatePrefix) + common::encodeBase64Url(bad), "alice", "files", "tools/call", kNow);
     ASSERT_FALSE(opened) << at;
     EXPECT_EQ(opened.error().kind, StateError::Kind::kForged) << at;
   }
@@ -86,7 +88,7 @@ TEST(RequestState, AnotherKeyIsForgedAndAnotherInstanceIsElsewhere) {
 
 TEST(RequestState, GarbageAndOversizeAreRefusedUnread) {
   auto s = sealer();
-  for (std::string_view junk : {"", "not base64 !", "AAAA", "eyJhIjoxfQ"}) {
+  for (std::string_view junk : {"", "not base64 !", "AAAA", "eyJhIjoxfQ", "mcpgate.1.AAAA", "mcpgate.1.%%"}) {
     auto opened = s.open(junk, "alice", "files", "tools/call", kNow);
     ASSERT_FALSE(opened) << junk;
     EXPECT_EQ(opened.error().kind, StateError::Kind::kMalformed) << junk;

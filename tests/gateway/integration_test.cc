@@ -284,6 +284,10 @@ TEST(Gateway, ProtocolVersionHeaderChecked) {
                      {{"MCP-Protocol-Version", "1999-01-01"}});
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.json_body()["error"]["data"]["reason"], "protocol_version");
+  // The 2026-07-28 revision's answer: -32022, what is supported, and the request's id.
+  EXPECT_EQ(bad.json_body()["error"]["code"], -32022);
+  EXPECT_EQ(bad.json_body()["error"]["data"]["requested"], "1999-01-01");
+  EXPECT_EQ(bad.json_body()["id"], 1);
   auto good = gw.post("test", toolCall(2, "echo", {{"text", "x"}}), sid, "application/json",
                       {{"MCP-Protocol-Version", "2025-06-18"}});
   EXPECT_EQ(good.status, 200);

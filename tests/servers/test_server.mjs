@@ -10,15 +10,18 @@
 // the proof of what did (or did not) reach the server, content included.
 //
 // Tools: echo {text}, crash {}, hang {}, slow {ms}, progress {steps},
-// sample {text}, log {text}, big {bytes}, stderr {lines, text}, env {name}, pid {},
+// sample {text}, log {text}, big {bytes}, stderr {lines, text}, env {name}, pid {}, instance {},
 // flood {count, bytes}, close-stdout {}.
 // TEST_SERVER_IGNORE_SIGTERM=1 makes the process ignore SIGTERM.
 // TEST_SERVER_DESCRIPTIONS='{"echo":"..."}' replaces tool descriptions at start.
 // mutate {tool, description} changes a tool's description at run time and
 // sends notifications/tools/list_changed (a "rug pull", for tool pinning).
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import process from 'node:process';
+
+const kInstance = crypto.randomUUID();
 
 const recordFile = process.env.TEST_SERVER_RECORD;
 
@@ -189,6 +192,12 @@ const tools = {
     description: 'Answers with the process id',
     properties: {},
     run: (id) => reply(id, textResult(process.pid)),
+  },
+  // In a sandbox's pid namespace every server is the same pid: this tells processes apart.
+  instance: {
+    description: 'Answers with a random id this process drew at start',
+    properties: {},
+    run: (id) => reply(id, textResult(kInstance)),
   },
 };
 

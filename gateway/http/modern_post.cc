@@ -1,0 +1,375 @@
+#include "gateway/http/modern_post.h"
+
+#include <atomic>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <iterator>
+
+#include "gateway/mcp/jsonrpc.h"
+#include "gateway/modern/front.h"
+#include "gateway/modern/request_state.h"
+#include "gateway/observe/log.h"
+#include "gateway/session/lanes.h"
+
+// g++ 12 misreads Asio's coroutine frame allocator as a mismatched new/delete pair (as in
+// session/aggregate.cc).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace mcpgate::gateway {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using nlohmann::json;
+using Status = HttpStatus;
+
+namespace {
+
+Reply frontRefusal(const modern::FrontError& error, const json& id) {
+  return Reply{static_cast<Status>(error.http_status), modern::errorBody(error, id), ""};
+}
+
+Reply invalidState(const json& id, std::string message, std::string_view reason) {
+  return Reply{Status::bad_request,
+               jsonrpc::errorResponse(id, jsonrpc::kInvalidParams, message,
+                                      json{{"gateway", "mcpgate"}, {"reason", reason}}),
+               ""};
+}
+
+// The capability a legacy server's request needs of the client, or "" when
+// the gateway cannot ask a modern client for it.
+std::string_view neededCapability(std::string_view method) {
+  if (method == "sampling/createMessage") return "sampling";
+  if (method == "elicitation/create") return "elicitation";
+  if (method == "roots/list") return "roots";
+  return {};
+}
+
+// MRTR may answer these (basic/patterns/mrtr.mdx, Supported Requests).
+bool mayRequireInput(std::string_view method) {
+  return method == "tools/call" || method == "prompts/get" || method == "resources/read";
+}
+
+std::string nextGatewayId() {
+  static std::atomic<std::uint64_t> next{1};
+  return "mcpgate-" + std::to_string(next.fetch_add(1));
+}
+
+// One modern request in flight through a lane.
+struct Flow {
+  std::shared_ptr<Lane> lane;
+  std::shared_ptr<Mailbox> upstream;
+  std::string gateway_id;
+  json client_id;
+  std::string method;
+  json capabilities;  // the client's, from its envelope
+  std::string client;
+  std::string identity;
+  bool shaped = false;
+};
+
+void answerServer(Session& session, const json& id, int code, std::string message) {
+  (void)session.fromClient({json::parse(jsonrpc::errorResponse(id, code, message))}, {}, nullptr);
+}
+
+// The InputRequiredResult for the server requests in `waiting`, parked under
+// a sealed requestState; an error text when no state could be sealed.
+std::string inputRequired(Flow& flow, std::vector<std::pair<std::string, json>> waiting) {
+  auto& pool = LanePool::instance();
+  json requests = json::object();
+  for (const auto& [key, request] : waiting) {
+    requests[key] = {{"method", request["method"]},
+                     {"params", request.value("params", json::object())}};
+  }
+  const auto wall_expiry = std::chrono::system_clock::now() + LanePool::kTicketLifetime;
+  Ticket ticket{flow.lane,           flow.upstream,         flow.gateway_id,
+                flow.method,         flow.identity,         flow.capabilities,
+                std::move(waiting),  std::chrono::steady_clock::now() + LanePool::kTicketLifetime};
+  const std::string ticket_id = pool.park(std::move(ticket));
+  auto sealed = pool.sealer().seal(
+      {flow.identity, flow.lane->server, ticket_id, flow.method, wall_expiry});
+  if (!sealed) {
+    (void)pool.take(ticket_id);
+    return jsonrpc::errorResponse(flow.client_id, jsonrpc::kInternalError, sealed.error());
+  }
+  json irr = {{"jsonrpc", "2.0"},
+              {"id", flow.client_id},
+              {"result",
+               {{"resultType", "input_required"},
+                {"inputRequests", std::move(requests)},
+                {"requestState", std::move(*sealed)}}}};
+  return jsonrpc::serialize(irr);
+}
+
+// Carries what the lane's server sends for one request to the client's
+// mailbox `out`: its progress and log notifications, its final response with
+// the client's id and the modern stamps, or (a legacy server asking the
+// client something) an InputRequiredResult that parks the request.
+awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
+  auto& pool = LanePool::instance();
+  Session& session = *flow.lane->session;
+  for (;;) {
+    Mailbox::Batch batch = co_await flow.upstream->next();
+    if (out->abandoned()) {
+      // Closing the response stream is the modern client's cancellation.
+      (void)session.fromClient({json{{"jsonrpc", "2.0"},
+                                     {"method", "notifications/cancelled"},
+                                     {"params", {{"requestId", flow.gateway_id}}}}},
+                               {}, nullptr);
+      flow.upstream->abandon();
+      pool.release(flow.lane);
+      co_return;
+    }
+    std::vector<std::pair<std::string, json>> asks;
+    for (auto& text : batch.messages) {
+      if (text.empty()) {
+        out->pushKeepalive();
+        continue;
+      }
+      json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      switch (jsonrpc::classify(message)) {
+        case jsonrpc::Kind::kResponse: {
+          if (jsonrpc::idKey(message["id"]) != jsonrpc::idKey(json(flow.gateway_id))) break;
+          message["id"] = flow.client_id;
+          if (auto r = message.find("result"); r != message.end() && r->is_object()) {
+            auto state = r->find("requestState");
+            if (state != r->end() &&
+                (!state->is_string() || state->get_ref<const std::string&>().size() >
+                                            modern::kMaxRequestStateBytes)) {
+              message = json::parse(jsonrpc::errorResponse(
+                  flow.client_id, jsonrpc::kUpstreamError,
+                  "the server's requestState is over " +
+                      std::to_string(modern::kMaxRequestStateBytes) + " bytes"));
+            }
+          }
+          modern::stampResult(message, flow.method, flow.shaped);
+          out->pushFinal(jsonrpc::serialize(message));
+          pool.release(flow.lane);
+          co_return;
+        }
+        case jsonrpc::Kind::kRequest: {
+          const std::string method = message["method"].get<std::string>();
+          const std::string_view capability = neededCapability(method);
+          if (method == "ping") {
+            (void)session.fromClient(
+                {json{{"jsonrpc", "2.0"}, {"id", message["id"]}, {"result", json::object()}}}, {},
+                nullptr);
+          } else if (flow.lane->era != Era::kLegacy || capability.empty() ||
+                     !mayRequireInput(flow.method)) {
+            answerServer(session, message["id"], jsonrpc::kInvalidRequest,
+                         "mcpgate cannot ask a modern client for " + method + " during " +
+                             flow.method);
+          } else if (!flow.capabilities.is_object() ||
+                     !flow.capabilities.contains(std::string(capability))) {
+            answerServer(session, message["id"], -32601,
+                         "the client did not declare the " + std::string(capability) +
+                             " capability");
+          } else {
+            asks.emplace_back("input-" + std::to_string(asks.size() + 1) + "-" +
+                                  jsonrpc::idKey(message["id"]),
+                              std::move(message));
+          }
+          break;
+        }
+        case jsonrpc::Kind::kNotification: {
+          // Request-scoped notifications go on the request's stream;
+          // change notifications belong to subscriptions/listen.
+          const json& method = message["method"];
+          if (method == "notifications/progress" || method == "notifications/message") {
+            out->push(std::move(text));
+          }
+          break;
+        }
+        case jsonrpc::Kind::kInvalid:
+          break;
+      }
+    }
+    if (!asks.empty()) {
+      out->pushFinal(inputRequired(flow, std::move(asks)));
+      co_return;  // the lane stays in flight: the ticket holds it
+    }
+    if (batch.finished) {
+      out->pushFinal(jsonrpc::errorResponse(flow.client_id, jsonrpc::kUpstreamError,
+                                            "the server ended before it answered"));
+      pool.release(flow.lane);
+      co_return;
+    }
+  }
+}
+
+// The retry of a parked request: the client's inputResponses answer the
+// server's requests; what is still missing is asked again.
+std::expected<Flow, Reply> resume(Ticket ticket, const json& params, Flow flow) {
+  Session& session = *ticket.lane->session;
+  const json responses = params.value("inputResponses", json::object());
+  std::vector<std::pair<std::string, json>> missing;
+  for (auto& [key, request] : ticket.waiting) {
+    auto answer = responses.is_object() ? responses.find(key) : responses.end();
+    if (!responses.is_object() || answer == responses.end()) {
+      missing.emplace_back(key, std::move(request));
+      continue;
+    }
+    // Goes through the session's filters as the client's message: DLP scans
+    // it in the request direction, and a blocked answer reaches the server
+    // as an error in its place.
+    (void)session.fromClient({json{{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", *answer}}},
+                             {}, nullptr);
+  }
+  flow.lane = ticket.lane;
+  flow.upstream = ticket.upstream;
+  flow.gateway_id = ticket.gateway_id;
+  if (!missing.empty()) {
+    flow.capabilities = std::move(ticket.client_capabilities);
+    std::string again = inputRequired(flow, std::move(missing));
+    return std::unexpected(Reply{Status::ok, std::move(again), ""});
+  }
+  return flow;
+}
+
+// JSON when only the response came; SSE as soon as anything else does.
+awaitable<Plan> answer(const std::shared_ptr<Mailbox>& out, bool accepts_json) {
+  Mailbox::Batch first = co_await out->next();
+  while (accepts_json && !first.finished && !first.has_intermediate) {
+    Mailbox::Batch more = co_await out->next();
+    first.messages.insert(first.messages.end(), std::make_move_iterator(more.messages.begin()),
+                          std::make_move_iterator(more.messages.end()));
+    first.has_intermediate = more.has_intermediate;
+    first.finished = more.finished;
+  }
+  if (!accepts_json || !first.finished || first.has_intermediate) {
+    co_return EventStream{"", out, std::move(first)};
+  }
+  std::string body;
+  for (auto& m : first.messages) {
+    if (!m.empty()) body = std::move(m);
+  }
+  co_return Reply{Status::ok, std::move(body), ""};
+}
+
+}  // namespace
+
+Reply modernNotServedHere(const json& id, std::string_view requested) {
+  std::vector<std::string> legacy;
+  for (auto v : jsonrpc::kProtocolVersions) legacy.emplace(legacy.begin(), v);
+  return Reply{Status::bad_request,
+               jsonrpc::errorResponse(
+                   id, jsonrpc::kUnsupportedProtocolVersion,
+                   "Unsupported protocol version: /mcp serves the 2025 revisions; modern clients "
+                   "use /mcp/<server>",
+                   json{{"supported", legacy}, {"requested", requested}}),
+               ""};
+}
+
+awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message) {
+  const json id = message.contains("id") ? message["id"] : json(nullptr);
+  modern::RequestHeaders headers;
+  if (!post.req.protocol_version.empty()) headers.protocol_version = post.req.protocol_version;
+  headers.method = post.req.mcp_method;
+  headers.name = post.req.mcp_name;
+  headers.params = post.req.mcp_params;
+  if (auto checked = modern::checkRequest(message, headers); !checked) {
+    co_return frontRefusal(checked.error(), id);
+  }
+  // This revision defines no client notifications over HTTP: accepted, unused.
+  if (!message.contains("id")) co_return Reply{Status::accepted, "", ""};
+  const std::string method = message["method"].get<std::string>();
+  if (method == "subscriptions/listen") {
+    co_return Reply{Status::not_found,
+                    jsonrpc::errorResponse(id, -32601,
+                                           "subscriptions/listen is not served by mcpgate yet"),
+                    ""};
+  }
+  json& params = message["params"];
+  const config::Config& config = *post.generation->config;
+  Flow flow;
+  flow.client_id = id;
+  flow.method = method;
+  flow.client = post.client;
+  flow.identity = post.identity;
+  flow.capabilities = params["_meta"].value(std::string(modern::kMetaClientCapabilities),
+                                            json::object());
+  // Per-client policy and DLP may change any result: no shared cache may
+  // hand one client's to another.
+  flow.shaped = config.dlp.enabled || !config.policies.empty() || post.generation->authenticator;
+
+  const auto state = params.find("requestState");
+  if (state != params.end() && (!state->is_string() || state->get_ref<const std::string&>().size() >
+                                                           modern::kMaxRequestStateBytes)) {
+    co_return invalidState(id, "requestState must be a string of at most " +
+                                   std::to_string(modern::kMaxRequestStateBytes) + " bytes",
+                           "request_state_too_large");
+  }
+  auto& pool = LanePool::instance();
+  const auto executor = co_await asio::this_coro::executor;
+  if (state != params.end() && modern::isGatewayState(state->get_ref<const std::string&>())) {
+    auto claims = pool.sealer().open(state->get_ref<const std::string&>(), post.identity,
+                                     post.server.name, method);
+    if (!claims) {
+      log::info("modern retry refused",
+                {{"server", post.server.name},
+                 {"client", post.client},
+                 {"reason", std::string(modern::stateErrorReason(claims.error().kind))}});
+      co_return invalidState(id, claims.error().message,
+                             modern::stateErrorReason(claims.error().kind));
+    }
+    auto ticket = pool.take(claims->ticket);
+    if (!ticket) {
+      co_return invalidState(id,
+                             "the request this requestState belongs to is no longer waiting (it "
+                             "was answered, expired, or its server ended); send it again without "
+                             "inputResponses or requestState",
+                             "request_state_gone");
+    }
+    auto resumed = resume(std::move(*ticket), params, std::move(flow));
+    if (!resumed) co_return std::move(resumed.error());
+    auto out = std::make_shared<Mailbox>(executor, post.accepts_sse, 1);
+    asio::co_spawn(executor, relay(std::move(*resumed), out), asio::detached);
+    Plan plan = co_await answer(out, post.accepts_json);
+    co_return plan;
+  }
+
+  auto lane = co_await pool.acquire(sessions, post.generation, post.server, post.client,
+                                    post.identity);
+  if (!lane) {
+    co_return Reply{Status::bad_gateway,
+                    jsonrpc::errorResponse(id, jsonrpc::kUpstreamError,
+                                           "cannot serve server '" + post.server.name +
+                                               "' to a modern client: " + lane.error(),
+                                           json{{"gateway", "mcpgate"}, {"reason", "lane_failed"}}),
+                    ""};
+  }
+  flow.lane = std::move(*lane);
+  if (flow.lane->era == Era::kLegacy) {
+    if (method == "server/discover") {
+      json reply = {{"jsonrpc", "2.0"},
+                    {"id", id},
+                    {"result", modern::discoverResult(flow.lane->offer, "modern-front")}};
+      pool.release(flow.lane);
+      co_return Reply{Status::ok, jsonrpc::serialize(reply), ""};
+    }
+    if (state != params.end()) {
+      pool.release(flow.lane);
+      co_return invalidState(id, "requestState was not minted by this gateway",
+                             "request_state_malformed");
+    }
+  }
+  flow.gateway_id = nextGatewayId();
+  message["id"] = flow.gateway_id;
+  flow.upstream = std::make_shared<Mailbox>(executor, true, 1);
+  std::vector<json> messages;
+  messages.push_back(std::move(message));
+  if (flow.lane->session->fromClient(std::move(messages), {}, flow.upstream) ==
+      ClientSession::Accepted::kClosed) {
+    pool.release(flow.lane);
+    co_return Reply{Status::bad_gateway,
+                    jsonrpc::errorResponse(id, jsonrpc::kUpstreamError,
+                                           "the server's process ended; send the request again"),
+                    ""};
+  }
+  auto out = std::make_shared<Mailbox>(executor, post.accepts_sse, 1);
+  asio::co_spawn(executor, relay(std::move(flow), out), asio::detached);
+  Plan plan = co_await answer(out, post.accepts_json);
+  co_return plan;
+}
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,41 @@
+#pragma once
+
+// A POST from a modern (2026-07-28) client on /mcp/<server>: no session, the
+// envelope in params._meta. Checked by the modern front (headers, version),
+// then served through one of the client identity's lanes (LanePool): passed
+// through to a modern server; to a legacy server, which the lane has
+// initialized, with server/discover answered by the gateway, results stamped
+// for the modern client, and the server's sampling and elicitation requests
+// turned into an InputRequiredResult whose retry answers them (MRTR).
+
+#include <boost/asio/awaitable.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "config/config.h"
+#include "gateway/guard/generation.h"
+#include "gateway/http/endpoint.h"
+#include "gateway/session/sessions.h"
+
+namespace mcpgate::gateway {
+
+struct ModernPost {
+  const HttpRequest& req;
+  std::shared_ptr<const Generation> generation;
+  const config::ServerConfig& server;
+  std::string client;    // the authenticated client, empty without auth
+  std::string identity;  // whose lanes: the client, or its address without auth
+  bool accepts_sse = false;
+  bool accepts_json = false;
+};
+
+[[nodiscard]] boost::asio::awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post,
+                                                      nlohmann::json message);
+
+// The answer to a modern request on a path that does not serve the modern
+// era (the aggregate /mcp): -32022 naming the versions it does serve, so a
+// client in `auto` falls back to them.
+[[nodiscard]] Reply modernNotServedHere(const nlohmann::json& id, std::string_view requested);
+
+}  // namespace mcpgate::gateway

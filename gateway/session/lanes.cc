@@ -1,0 +1,260 @@
+#include "gateway/session/lanes.h"
+
+#include <algorithm>
+#include <boost/asio/this_coro.hpp>
+
+#include "gateway/mcp/jsonrpc.h"
+#include "gateway/observe/log.h"
+
+// g++ 12 misreads Asio's coroutine frame allocator as a mismatched new/delete pair (as in
+// session/aggregate.cc).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace mcpgate::gateway {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const json& gatewayInfo() {
+  static const json info = {{"name", "mcpgate"}, {"version", "modern-front"}};
+  return info;
+}
+
+json discoverProbe() {
+  return {{"jsonrpc", "2.0"},
+          {"id", "mcpgate-discover"},
+          {"method", "server/discover"},
+          {"params",
+           {{"_meta",
+             {{std::string(modern::kMetaProtocolVersion), jsonrpc::kModernProtocolVersions[0]},
+              {std::string(modern::kMetaClientInfo), gatewayInfo()},
+              {std::string(modern::kMetaClientCapabilities), json::object()}}}}}};
+}
+
+// The gateway answers a legacy server's sampling and elicitation requests by
+// asking the modern client (MRTR). Roots are not declared: a legacy server
+// asks for them right after initialize, outside any request a client could
+// answer.
+json initializeRequest() {
+  return {{"jsonrpc", "2.0"},
+          {"id", "mcpgate-initialize"},
+          {"method", "initialize"},
+          {"params",
+           {{"protocolVersion", jsonrpc::kProtocolVersions[std::size(jsonrpc::kProtocolVersions) - 1]},
+            {"capabilities",
+             {{"sampling", json::object()},
+              {"elicitation", {{"form", json::object()}, {"url", json::object()}}}}},
+            {"clientInfo", gatewayInfo()}}}};
+}
+
+modern::ServerOffer offerFrom(const std::string& name, const json& result, bool modern_server) {
+  modern::ServerOffer offer;
+  offer.name = name;
+  if (!result.is_object()) return offer;
+  offer.capabilities = result.value("capabilities", json::object());
+  if (modern_server) {
+    if (auto meta = result.find("_meta"); meta != result.end() && meta->is_object()) {
+      offer.server_info = meta->value(std::string(modern::kMetaServerInfo), json(nullptr));
+    }
+  } else {
+    offer.server_info = result.value("serverInfo", json(nullptr));
+  }
+  if (auto it = result.find("instructions"); it != result.end() && it->is_string()) {
+    offer.instructions = it->get<std::string>();
+  }
+  return offer;
+}
+
+bool alive(const Lane& lane) { return lane.session && lane.session->closeReason().empty(); }
+
+// Finds the era of a fresh lane and readies it: server/discover answered
+// with our modern version is a modern server; any other answer a legacy one,
+// which is then initialized.
+awaitable<std::expected<void, std::string>> probe(Lane& lane) {
+  auto discovered = co_await askLane(*lane.session, discoverProbe());
+  if (!discovered) co_return std::unexpected("the server ended during server/discover");
+  json reply = json::parse(*discovered, nullptr, /*allow_exceptions=*/false);
+  const json* result = reply.is_object() && reply.contains("result") ? &reply["result"] : nullptr;
+  if (result != nullptr && result->is_object()) {
+    const json versions = result->value("supportedVersions", json::array());
+    if (versions.is_array() &&
+        std::ranges::find(versions, json(jsonrpc::kModernProtocolVersions[0])) != versions.end()) {
+      lane.era = Era::kModern;
+      lane.offer = offerFrom(lane.server, *result, true);
+      co_return std::expected<void, std::string>{};
+    }
+  }
+  if (reply.is_object() && reply.contains("error") &&
+      reply["error"].value("code", 0) == jsonrpc::kUnsupportedProtocolVersion) {
+    co_return std::unexpected("the server speaks modern MCP but not " +
+                              std::string(jsonrpc::kModernProtocolVersions[0]) + ": " +
+                              reply["error"].dump());
+  }
+  auto initialized = co_await askLane(*lane.session, initializeRequest());
+  if (!initialized) co_return std::unexpected("the server ended during initialize");
+  json answer = json::parse(*initialized, nullptr, /*allow_exceptions=*/false);
+  if (!answer.is_object() || !answer.contains("result") || !answer["result"].is_object()) {
+    co_return std::unexpected("the server refused initialize: " +
+                              (answer.is_object() && answer.contains("error")
+                                   ? answer["error"].dump()
+                                   : std::string("no result")));
+  }
+  lane.era = Era::kLegacy;
+  lane.offer = offerFrom(lane.server, answer["result"], false);
+  (void)lane.session->fromClient({json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}},
+                                 {}, nullptr);
+  co_return std::expected<void, std::string>{};
+}
+
+}  // namespace
+
+awaitable<std::optional<std::string>> askLane(Session& session, json request) {
+  const std::string id = jsonrpc::idKey(request["id"]);
+  auto mailbox = std::make_shared<Mailbox>(co_await asio::this_coro::executor, false, 1);
+  std::vector<json> messages;
+  messages.push_back(std::move(request));
+  if (session.fromClient(std::move(messages), {}, mailbox) == ClientSession::Accepted::kClosed) {
+    co_return std::nullopt;
+  }
+  for (;;) {
+    Mailbox::Batch batch = co_await mailbox->next();
+    for (auto& text : batch.messages) {
+      if (text.empty()) continue;
+      json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse &&
+          jsonrpc::idKey(message["id"]) == id) {
+        co_return std::move(text);
+      }
+    }
+    if (batch.finished) co_return std::nullopt;
+  }
+}
+
+LanePool::LanePool()
+    : sealer_([] {
+        auto made = modern::StateSealer::create();
+        if (!made) {
+          // Without randomness a requestState key is guessable: better to stop.
+          log::error("cannot key requestState", {{"error", made.error()}});
+          std::abort();
+        }
+        return std::move(*made);
+      }()) {}
+
+LanePool& LanePool::instance() {
+  static LanePool pool;
+  return pool;
+}
+
+void LanePool::reapLocked(Clock::time_point now) {
+  for (auto it = lanes_.begin(); it != lanes_.end();) {
+    std::erase_if(it->second, [](const std::shared_ptr<Lane>& lane) {
+      return lane->era != Era::kUnknown && !alive(*lane);
+    });
+    it = it->second.empty() ? lanes_.erase(it) : std::next(it);
+  }
+  for (auto it = tickets_.begin(); it != tickets_.end();) {
+    if (it->second.expires <= now || !alive(*it->second.lane)) {
+      Ticket& ticket = it->second;
+      // The server's questions get an error, so it stops waiting; the
+      // request's answer goes nowhere.
+      for (const auto& [key, request] : ticket.waiting) {
+        (void)ticket.lane->session->fromClient(
+            {json::parse(jsonrpc::errorResponse(request["id"], jsonrpc::kInternalError,
+                                                "the client did not answer in time"))},
+            {}, nullptr);
+      }
+      ticket.upstream->abandon();
+      --ticket.lane->in_flight;
+      it = tickets_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
+    SessionTable& sessions, const std::shared_ptr<const Generation>& generation,
+    const config::ServerConfig& server, const std::string& client, const std::string& identity) {
+  const std::string key = identity + '\n' + server.name;
+  std::shared_ptr<Lane> lane;
+  {
+    std::lock_guard lock(mu_);
+    reapLocked(Clock::now());
+    auto& mine = lanes_[key];
+    std::shared_ptr<Lane> best;
+    for (const auto& candidate : mine) {
+      if (candidate->era == Era::kUnknown || !alive(*candidate)) continue;
+      if (!best || candidate->in_flight < best->in_flight) best = candidate;
+    }
+    const bool idle = best && (best->era == Era::kModern || best->in_flight == 0);
+    if (best && (idle || std::ssize(mine) >= kMaxLanes)) {
+      ++best->in_flight;
+      best->last_used = Clock::now();
+      co_return best;
+    }
+    lane = std::make_shared<Lane>();
+    lane->server = server.name;
+    lane->identity = identity;
+    lane->in_flight = 1;
+    mine.push_back(lane);
+  }
+  auto created = sessions.create(generation, server, client, /*inner=*/true);
+  std::expected<void, std::string> ready;
+  if (created) {
+    lane->session = std::move(*created);
+    ready = co_await probe(*lane);
+  } else {
+    ready = std::unexpected(created.error().message);
+  }
+  std::lock_guard lock(mu_);
+  if (!ready) {
+    std::erase(lanes_[key], lane);
+    if (lane->session) lane->session->close("the modern front could not ready it");
+    log::warn("no lane for a modern client",
+              {{"server", server.name}, {"client", client}, {"error", ready.error()}});
+    co_return std::unexpected(ready.error());
+  }
+  lane->last_used = Clock::now();
+  log::info("lane ready", {{"server", server.name},
+                           {"client", client},
+                           {"era", std::string(eraName(lane->era))},
+                           {"session", lane->session->id()}});
+  co_return lane;
+}
+
+void LanePool::release(const std::shared_ptr<Lane>& lane) {
+  std::lock_guard lock(mu_);
+  --lane->in_flight;
+  lane->last_used = Clock::now();
+}
+
+std::string LanePool::park(Ticket ticket) {
+  std::string id = newSessionId();
+  std::lock_guard lock(mu_);
+  reapLocked(Clock::now());
+  tickets_.emplace(id, std::move(ticket));
+  return id;
+}
+
+std::optional<Ticket> LanePool::take(const std::string& id) {
+  std::lock_guard lock(mu_);
+  reapLocked(Clock::now());
+  auto it = tickets_.find(id);
+  if (it == tickets_.end()) return std::nullopt;
+  Ticket ticket = std::move(it->second);
+  tickets_.erase(it);
+  return ticket;
+}
+
+std::size_t LanePool::lanes(const std::string& identity, const std::string& server) {
+  std::lock_guard lock(mu_);
+  auto it = lanes_.find(identity + '\n' + server);
+  return it == lanes_.end() ? 0 : it->second.size();
+}
+
+}  // namespace mcpgate::gateway

@@ -1,0 +1,104 @@
+#pragma once
+
+// The server processes the gateway keeps for modern (2026-07-28) clients,
+// which bring no session of their own: per client identity and server, a few
+// started processes ("lanes"), each probed once for its era (server/discover,
+// then initialize for a legacy one, as the stdio binding's backward
+// compatibility says). A lane is never shared between two identities. Idle
+// lanes end with the session idle timeout (the lane is a Session underneath).
+//
+// Also the waiting room of multi round-trip requests: when a legacy server
+// asks the client something (sampling, elicitation, roots) during a modern
+// request, the request is parked here under a ticket until the client's retry
+// brings the answers, or until it expires.
+
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <expected>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "gateway/guard/generation.h"
+#include "gateway/mcp/era.h"
+#include "gateway/modern/front.h"
+#include "gateway/modern/request_state.h"
+#include "gateway/session/mailbox.h"
+#include "gateway/session/session.h"
+#include "gateway/session/sessions.h"
+
+namespace mcpgate::gateway {
+
+struct Lane {
+  std::shared_ptr<Session> session;
+  std::string server;
+  std::string identity;
+  Era era = Era::kUnknown;
+  modern::ServerOffer offer;  // what it declared (discover or initialize)
+  int in_flight = 0;          // LanePool::mu_
+  std::chrono::steady_clock::time_point last_used;
+};
+
+// A modern request parked while its client answers the server's requests.
+struct Ticket {
+  std::shared_ptr<Lane> lane;
+  std::shared_ptr<Mailbox> upstream;  // where the rest of the server's answer arrives
+  std::string gateway_id;             // the id the server knows the request by
+  std::string method;                 // the client's method
+  std::string identity;
+  nlohmann::json client_capabilities;
+  // inputRequests key -> the server's request (its id and method).
+  std::vector<std::pair<std::string, nlohmann::json>> waiting;
+  std::chrono::steady_clock::time_point expires;
+};
+
+class LanePool {
+ public:
+  // Lanes per identity and server at most; a legacy lane serves one request at
+  // a time (a stdio server does not say which request its own requests belong
+  // to), so concurrent requests take more lanes, then share the least busy.
+  static constexpr int kMaxLanes = 4;
+  static constexpr std::chrono::minutes kTicketLifetime{5};
+
+  static LanePool& instance();
+
+  // A ready lane (era known, a legacy one initialized) of `server` for
+  // `identity`, counted in flight until release(); or why there is none.
+  [[nodiscard]] boost::asio::awaitable<std::expected<std::shared_ptr<Lane>, std::string>> acquire(
+      SessionTable& sessions, const std::shared_ptr<const Generation>& generation,
+      const config::ServerConfig& server, const std::string& client, const std::string& identity);
+  void release(const std::shared_ptr<Lane>& lane);
+
+  // Parks a waiting request; returns its ticket id.
+  [[nodiscard]] std::string park(Ticket ticket);
+  // Takes a parked request out (it is then the caller's), or nullopt when it
+  // is gone (answered, expired, its server ended).
+  [[nodiscard]] std::optional<Ticket> take(const std::string& id);
+
+  [[nodiscard]] const modern::StateSealer& sealer() const { return sealer_; }
+
+  // Lanes alive for `identity` and `server` (tests, metrics).
+  [[nodiscard]] std::size_t lanes(const std::string& identity, const std::string& server);
+
+ private:
+  LanePool();
+  void reapLocked(std::chrono::steady_clock::time_point now);  // mu_ held
+
+  std::mutex mu_;
+  // identity + '\n' + server -> its lanes
+  std::unordered_map<std::string, std::vector<std::shared_ptr<Lane>>> lanes_;
+  std::unordered_map<std::string, Ticket> tickets_;
+  modern::StateSealer sealer_;
+};
+
+// Sends one request to a lane's session and waits for its response text (or
+// nullopt when the session closed first). For the gateway's own requests.
+[[nodiscard]] boost::asio::awaitable<std::optional<std::string>> askLane(Session& session,
+                                                                          nlohmann::json request);
+
+}  // namespace mcpgate::gateway

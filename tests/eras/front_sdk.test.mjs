@@ -1,0 +1,377 @@
+// Modern (2026-07-28) clients in front of the gateway: the official v2 SDK
+// client, pinned to 2026-07-28 and in `auto`, through the real mcpgate on
+// /mcp/<server>, to a modern-only v2 SDK server (passed through) and to the
+// legacy server-everything (bridged: the gateway keeps its initialized process
+// in the client's pool and turns its sampling and elicitation requests into
+// multi round-trip requests).
+
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {after, before, describe, test} from 'node:test';
+
+import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client';
+
+import {SOURCE_DIR, TEST_SERVER_INSIDE, everythingServerLines, startGateway, waitFor} from '../e2e/lib.mjs';
+
+const V2_SERVER_INSIDE = '/opt/eras/servers/v2_server.mjs';
+const FAKE_SECRET = 'AKIA4YSNI2G3IITN5XVK';
+
+function writeConfig(extra = []) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-eras-'));
+  fs.chmodSync(dir, 0o755);
+  const binds = `{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, dst: /opt/node_modules}, ` +
+      `{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/eras/servers'))}, dst: /opt/eras/servers}`;
+  const file = path.join(dir, 'mcpgate.yaml');
+  fs.writeFileSync(file, [
+    'listen: 127.0.0.1:0',
+    'servers:',
+    '  modern:',
+    '    command: node',
+    `    args: [${JSON.stringify(V2_SERVER_INSIDE)}, --legacy, reject]`,
+    `    sandbox: {binds: [${binds}]}`,
+    '  legacy:',
+    '    command: node',
+    `    args: [${JSON.stringify(TEST_SERVER_INSIDE)}]`,
+    `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/servers'))}, ` +
+        'dst: /opt/mcpgate-tests}]}',
+    ...everythingServerLines(),
+    'session: {idle_timeout: 60s, grace: 2s}',
+    `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
+    ...extra,
+    '',
+  ].join('\n'));
+  return {file, dir};
+}
+
+function modernClient(mode = {pin: '2026-07-28'}) {
+  const client = new Client({name: 'eras-front-test', version: '1.0.0'},
+      {versionNegotiation: {mode}, capabilities: {sampling: {}, elicitation: {form: {}}}});
+  client.setRequestHandler('sampling/createMessage', async (request) => ({
+    role: 'assistant',
+    model: 'test-model',
+    content: {type: 'text', text: `model says hi to: ${request.params.messages[0].content.text}`},
+  }));
+  client.setRequestHandler('elicitation/create', async () => ({action: 'accept', content: {name: 'Ada'}}));
+  return client;
+}
+
+async function connect(gateway, server, mode, token) {
+  const client = modernClient(mode);
+  const headers = token ? {Authorization: `Bearer ${token}`} : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url(server)),
+      {requestInit: {headers}}));
+  return client;
+}
+
+// A hand-made modern request, to see exactly what the gateway answers.
+async function post(gateway, server, body, headers = {}) {
+  const url = server ? gateway.url(server) : `http://127.0.0.1:${gateway.port}/mcp`;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+      ...headers},
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return {status: response.status, body: text ? JSON.parse(text) : null};
+}
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': {name: 'raw', version: '1'},
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const MODERN_HEADERS = {'MCP-Protocol-Version': '2026-07-28'};
+
+const textOf = (result) => result.content.map((c) => c.text ?? '').join('');
+
+describe('modern client, modern server (pass-through)', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig().file);
+  });
+  after(async () => gateway?.stop());
+
+  test('pinned client lists tools and calls one', async () => {
+    const client = await connect(gateway, 'modern');
+    const {tools} = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'echo'), JSON.stringify(tools));
+    const result = await client.callTool({name: 'echo', arguments: {text: 'hello'}});
+    assert.equal(textOf(result), 'echo: hello');
+    await client.close();
+  });
+
+  test('progress arrives on the request stream', async () => {
+    const client = await connect(gateway, 'modern');
+    const seen = [];
+    const result = await client.callTool({name: 'progress', arguments: {steps: 3, ms: 20}}, {
+      onprogress: (p) => seen.push(p.progress),
+    });
+    assert.equal(textOf(result), 'done 3');
+    assert.deepEqual(seen, [1, 2, 3]);
+    await client.close();
+  });
+
+  test('sampling and elicitation round trips (MRTR passed through)', async () => {
+    const client = await connect(gateway, 'modern');
+    const sampled = await client.callTool({name: 'sample', arguments: {prompt: 'ping'}});
+    assert.match(textOf(sampled), /model says hi to: ping/);
+    const elicited = await client.callTool({name: 'elicit', arguments: {message: 'who?'}});
+    assert.equal(textOf(elicited), 'hello Ada');
+    await client.close();
+  });
+
+  test('auto client stays modern', async () => {
+    const client = await connect(gateway, 'modern', 'auto');
+    const result = await client.callTool({name: 'echo', arguments: {text: 'auto'}});
+    assert.equal(textOf(result), 'echo: auto');
+    await client.close();
+  });
+});
+
+describe('modern client, legacy server (bridged)', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig().file);
+  });
+  after(async () => gateway?.stop());
+
+  test('pinned client lists tools and calls one', async () => {
+    const client = await connect(gateway, 'everything');
+    const {tools} = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'echo'), JSON.stringify(tools));
+    const result = await client.callTool({name: 'echo', arguments: {message: 'hello'}});
+    assert.match(textOf(result), /hello/);
+    await client.close();
+  });
+});
+
+describe('modern client, legacy server: MRTR and stamps', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig().file);
+  });
+  after(async () => gateway?.stop());
+
+  test('server/discover names the legacy server and the modern version', async () => {
+    const {status, body} = await post(gateway, 'everything',
+        {jsonrpc: '2.0', id: 'd1', method: 'server/discover', params: {_meta: META}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'server/discover'});
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body.id, 'd1');
+    assert.deepEqual(body.result.supportedVersions, ['2026-07-28']);
+    assert.equal(body.result.resultType, 'complete');
+    assert.ok(body.result.capabilities.tools, JSON.stringify(body.result));
+    assert.match(body.result._meta['io.modelcontextprotocol/serverInfo'].name, /everything/);
+  });
+
+  test('results carry resultType, list results ttlMs and cacheScope private', async () => {
+    const {status, body} = await post(gateway, 'everything',
+        {jsonrpc: '2.0', id: 2, method: 'tools/list', params: {_meta: META}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'tools/list'});
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body.id, 2);
+    assert.equal(body.result.resultType, 'complete');
+    assert.equal(body.result.cacheScope, 'private');
+    assert.equal(body.result.ttlMs, 0);
+    assert.ok(body.result.tools.length > 0);
+  });
+
+  test('sampling: the legacy server asks, the modern client answers by retrying', async () => {
+    const client = await connect(gateway, 'everything');
+    const result = await client.callTool({name: 'trigger-sampling-request',
+      arguments: {prompt: 'ping', maxTokens: 20}});
+    assert.match(textOf(result), /model says hi to: .*ping/);
+    await client.close();
+  });
+
+  test('elicitation: the legacy server asks, the modern client answers by retrying', async () => {
+    const client = await connect(gateway, 'everything');
+    const result = await client.callTool({name: 'trigger-elicitation-request', arguments: {}});
+    assert.match(textOf(result), /Name: Ada/);
+    await client.close();
+  });
+
+  test('progress of a legacy server reaches the modern client', async () => {
+    const client = await connect(gateway, 'legacy');
+    const seen = [];
+    const result = await client.callTool({name: 'progress', arguments: {steps: 3}},
+        {onprogress: (p) => seen.push(p.progress)});
+    assert.ok(seen.length >= 3, `progress seen: ${JSON.stringify(seen)}; ${JSON.stringify(result)}`);
+    await client.close();
+  });
+});
+
+describe('the modern front refuses what the spec says to refuse', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig().file);
+  });
+  after(async () => gateway?.stop());
+
+  test('an unsupported version gets -32022 with supported and requested, and its id', async () => {
+    const meta = {...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01'};
+    const {status, body} = await post(gateway, 'modern',
+        {jsonrpc: '2.0', id: 41, method: 'tools/list', params: {_meta: meta}},
+        {'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list'});
+    assert.equal(status, 400);
+    assert.equal(body.id, 41);
+    assert.equal(body.error.code, -32022);
+    assert.equal(body.error.data.requested, '2099-01-01');
+    assert.ok(body.error.data.supported.includes('2026-07-28'));
+    assert.ok(body.error.data.supported.includes('2025-11-25'));
+  });
+
+  test('Mcp-Name that does not match the body is HeaderMismatch -32020', async () => {
+    const {status, body} = await post(gateway, 'modern',
+        {jsonrpc: '2.0', id: 42, method: 'tools/call',
+          params: {name: 'echo', arguments: {text: 'x'}, _meta: META}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'secret'});
+    assert.equal(status, 400);
+    assert.equal(body.id, 42);
+    assert.equal(body.error.code, -32020);
+  });
+
+  test('a missing Mcp-Method is HeaderMismatch -32020', async () => {
+    const {status, body} = await post(gateway, 'everything',
+        {jsonrpc: '2.0', id: 43, method: 'tools/list', params: {_meta: META}}, MODERN_HEADERS);
+    assert.equal(status, 400);
+    assert.equal(body.error.code, -32020);
+  });
+
+  test('a forged requestState is refused with a reason', async () => {
+    const {status, body} = await post(gateway, 'everything',
+        {jsonrpc: '2.0', id: 44, method: 'tools/call', params: {name: 'echo',
+          arguments: {message: 'x'}, requestState: 'mcpgate.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+          inputResponses: {}, _meta: META}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo'});
+    assert.equal(status, 400);
+    assert.equal(body.error.code, -32602);
+    assert.match(body.error.data.reason, /^request_state_/);
+  });
+
+  test('/mcp answers a modern client with the versions it serves, so auto falls back', async () => {
+    const {status, body} = await post(gateway, '',
+        {jsonrpc: '2.0', id: 45, method: 'server/discover', params: {_meta: META}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'server/discover'});
+    assert.equal(status, 400);
+    assert.equal(body.error.code, -32022);
+    assert.ok(!body.error.data.supported.includes('2026-07-28'));
+  });
+});
+
+describe('DLP on the modern front', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig().file);
+  });
+  after(async () => gateway?.stop());
+
+  test('a key in a modern server\'s result is redacted', async () => {
+    const client = await connect(gateway, 'modern');
+    const result = await client.callTool({name: 'secret', arguments: {}});
+    assert.match(textOf(result), /\[REDACTED:aws-access-key-id\]/);
+    assert.ok(!textOf(result).includes(FAKE_SECRET));
+    await client.close();
+  });
+
+  test('a key in a legacy server\'s result is redacted', async () => {
+    const client = await connect(gateway, 'everything');
+    const result = await client.callTool({name: 'echo', arguments: {message: `key ${FAKE_SECRET}`}});
+    assert.match(textOf(result), /\[REDACTED:aws-access-key-id\]/);
+    assert.ok(!textOf(result).includes(FAKE_SECRET));
+    await client.close();
+  });
+});
+
+describe('DLP blocking arguments on the modern front', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig(['dlp: {default_action: {request: block}}']).file);
+  });
+  after(async () => gateway?.stop());
+
+  for (const [server, args] of [['modern', {text: `key ${FAKE_SECRET}`}],
+    ['everything', {message: `key ${FAKE_SECRET}`}]]) {
+    test(`a key in arguments to the ${server} server is blocked`, async () => {
+      const client = await connect(gateway, server);
+      await assert.rejects(client.callTool({name: 'echo', arguments: args}), (error) => {
+        assert.equal(error.code, -32003, String(error));
+        assert.ok(!String(error.message).includes(FAKE_SECRET));
+        return true;
+      });
+      const clean = await client.callTool({name: 'echo', arguments: server === 'modern' ?
+        {text: 'clean'} : {message: 'clean'}});
+      assert.match(textOf(clean), /clean/);
+      await client.close();
+    });
+  }
+});
+
+describe('pooled processes are never shared between two clients', () => {
+  const ALICE = 'mcpg_' + crypto.randomBytes(32).toString('base64url');
+  const BOB = 'mcpg_' + crypto.randomBytes(32).toString('base64url');
+  const sha256 = (text) => crypto.createHash('sha256').update(text).digest('hex');
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig([
+      'auth:',
+      '  tokens:',
+      `    - {client: alice, sha256: ${sha256(ALICE)}}`,
+      `    - {client: bob, sha256: ${sha256(BOB)}}`,
+      '  clients:',
+      '    alice: {servers: [legacy, modern]}',
+      '    bob: {servers: [legacy, modern]}',
+    ]).file);
+  });
+  after(async () => gateway?.stop());
+
+  // Each client calls `instance` (a random id each server process draws at
+  // start; pids are all alike in the sandbox's pid namespace) several times,
+  // some at once, so the server gets more than one process per client: the
+  // ids two clients see never meet.
+  async function pidsOf(token, server) {
+    const client = await connect(gateway, server, undefined, token);
+    const pids = new Set();
+    for (let round = 0; round < 3; round++) {
+      const results = await Promise.all([0, 1, 2].map(() => client.callTool({name: 'instance', arguments: {}})));
+      for (const r of results) pids.add(textOf(r));
+    }
+    await client.close();
+    return pids;
+  }
+
+  for (const server of ['legacy']) {
+    test(`${server} server: alice's and bob's requests reach different processes`, async () => {
+      const [alice, bob] = await Promise.all([pidsOf(ALICE, server), pidsOf(BOB, server)]);
+      assert.ok(alice.size >= 1 && bob.size >= 1);
+      for (const id of alice) assert.match(id, /^[0-9a-f-]{36}$/);
+      const shared = [...alice].filter((pid) => bob.has(pid));
+      assert.deepEqual(shared, [], `alice ${[...alice]} bob ${[...bob]}`);
+      // And each client's own later requests reuse its pool.
+      const again = await pidsOf(ALICE, server);
+      assert.ok([...again].every((pid) => alice.has(pid)), `alice again ${[...again]} vs ${[...alice]}`);
+      assert.ok(alice.size <= 4 && bob.size <= 4, 'more processes than the pool holds');
+    });
+  }
+
+  test('modern server: each client gets lanes of its own', async () => {
+    // One after the other: bob's requests find alice's idle lane, and must not take it.
+    await pidsOfModern(ALICE);
+    await pidsOfModern(BOB);
+    const lanes = gateway.logs().split('\n').filter((l) => l.includes('"lane ready"') &&
+        l.includes('"server":"modern"')).map((l) => JSON.parse(l));
+    const sessions = (who) => new Set(lanes.filter((l) => l.client === who).map((l) => l.session));
+    assert.ok(sessions('alice').size >= 1 && sessions('bob').size >= 1, JSON.stringify(lanes));
+    assert.deepEqual([...sessions('alice')].filter((s) => sessions('bob').has(s)), []);
+  });
+
+  async function pidsOfModern(token) {
+    const client = await connect(gateway, 'modern', undefined, token);
+    await Promise.all([0, 1].map(() => client.callTool({name: 'echo', arguments: {text: 'x'}})));
+    await client.close();
+  }
+});
