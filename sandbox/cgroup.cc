@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -87,16 +88,21 @@ std::expected<void, Error> writeText(const std::string& path, const std::string&
 
 bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
+// One attempt: kills what is left in the group and removes it; true once it is gone.
+bool killAndRemoveOnce(const std::string& dir) {
+  std::stringstream procs(readText(dir + "/cgroup.procs"));
+  pid_t pid = 0;
+  while (procs >> pid) ::kill(pid, SIGKILL);
+  return ::rmdir(dir.c_str()) == 0 || errno == ENOENT;
+}
+
 void killAndRemove(const std::string& dir, int attempts = 200) {
   if (dir.empty()) return;
   if (fileExists(dir + "/cgroup.kill")) (void)writeText(dir + "/cgroup.kill", "1");
   // The pid namespace's init has usually taken everything with it already;
   // this catches the rest, then waits for the kernel to let the group go.
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    std::stringstream procs(readText(dir + "/cgroup.procs"));
-    pid_t pid = 0;
-    while (procs >> pid) ::kill(pid, SIGKILL);
-    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return;
+    if (killAndRemoveOnce(dir)) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
@@ -282,9 +288,28 @@ bool Cgroup::memoryLimitHit() const {
 }
 
 void Cgroup::destroy() {
-  killAndRemove(memory_dir_);
-  killAndRemove(pids_dir_);
-  killAndRemove(cpu_dir_);
+  // All groups in turn, round after round, for up to 10 s: on a loaded host a
+  // group can stay busy for over a second after its last task was reaped (the
+  // soak at 1,000 sessions left 374 memory groups when each group had 1 s).
+  std::array<const std::string*, 3> left = {&memory_dir_, &pids_dir_, &cpu_dir_};
+  for (const std::string* dir : left) {
+    if (!dir->empty() && fileExists(*dir + "/cgroup.kill")) {
+      (void)writeText(*dir + "/cgroup.kill", "1");
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (bool busy = true; busy && std::chrono::steady_clock::now() < deadline;) {
+    busy = false;
+    for (const std::string*& dir : left) {
+      if (dir == nullptr || dir->empty()) continue;
+      if (killAndRemoveOnce(*dir)) {
+        dir = nullptr;
+      } else {
+        busy = true;
+      }
+    }
+    if (busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   memory_dir_.clear();
   pids_dir_.clear();
   cpu_dir_.clear();
