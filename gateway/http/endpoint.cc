@@ -431,6 +431,7 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
   }
   if (!req.protocol_version.empty() && !jsonrpc::isSupportedProtocolVersion(req.protocol_version)) {
     modern::FrontError unsupported = modern::unsupportedVersion(req.protocol_version);
+    unsupported.data["supported"] = modern::supportedVersions();  // this path serves both eras
     unsupported.data["gateway"] = "mcpgate";
     unsupported.data["reason"] = "protocol_version";
     co_return Reply{Status::bad_request, modern::errorBody(unsupported, first_id), ""};

@@ -63,10 +63,65 @@ struct Flow {
   json client_id;
   std::string method;
   json capabilities;  // the client's, from its envelope
+  json envelope;      // {"params":{"_meta":...}} of the client's request (its logLevel)
   std::string client;
   std::string identity;
   bool shaped = false;
 };
+
+// The subscriptions/listen filter key a legacy server's change notification
+// falls under, or "" when it is not one.
+std::string_view filterKey(std::string_view method) {
+  if (method == "notifications/tools/list_changed") return "toolsListChanged";
+  if (method == "notifications/prompts/list_changed") return "promptsListChanged";
+  if (method == "notifications/resources/list_changed") return "resourcesListChanged";
+  if (method == "notifications/resources/updated") return "resourceSubscriptions";
+  return {};
+}
+
+bool wants(const json& filter, std::string_view key, const json& notification) {
+  auto it = filter.find(key);
+  if (it == filter.end()) return false;
+  if (key != "resourceSubscriptions") return *it == true;
+  const json uri = notification.contains("params") && notification["params"].is_object()
+                       ? notification["params"].value("uri", json(nullptr))
+                       : json(nullptr);
+  return it->is_array() && std::ranges::find(*it, uri) != it->end();
+}
+
+// Hands a change notification to the lane's listen streams: a modern
+// server's by the subscription id it tagged (the gateway's id of the listen
+// request, given back as the client's), a legacy server's to every stream
+// whose filter asks for it, tagged with that stream's id. False when it is
+// no such notification.
+bool deliverToListeners(Lane& lane, const json& notification) {
+  const std::string method = notification.value("method", std::string());
+  const json* meta = nullptr;
+  if (auto params = notification.find("params"); params != notification.end() &&
+                                                  params->is_object()) {
+    if (auto m = params->find("_meta"); m != params->end() && m->is_object()) meta = &*m;
+  }
+  const std::string subscription_key(modern::kMetaSubscriptionId);
+  const bool tagged = meta != nullptr && meta->contains(subscription_key);
+  if (lane.era == Era::kModern && !tagged) return false;
+  if (lane.era != Era::kModern && filterKey(method).empty()) return false;
+  std::lock_guard lock(lane.listeners_mu);
+  std::erase_if(lane.listeners, [](const Listener& l) {
+    auto out = l.out.lock();
+    return !out || out->abandoned();
+  });
+  for (const auto& listener : lane.listeners) {
+    if (lane.era == Era::kModern
+            ? (*meta)[subscription_key] != json(listener.gateway_id)
+            : !wants(listener.filter, filterKey(method), notification)) {
+      continue;
+    }
+    json copy = notification;
+    copy["params"]["_meta"][subscription_key] = listener.client_id;
+    if (auto out = listener.out.lock()) out->push(jsonrpc::serialize(copy));
+  }
+  return true;
+}
 
 void answerServer(Session& session, const json& id, int code, std::string message) {
   (void)session.fromClient({json::parse(jsonrpc::errorResponse(id, code, message))}, {}, nullptr);
@@ -132,6 +187,10 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
           if (jsonrpc::idKey(message["id"]) != jsonrpc::idKey(json(flow.gateway_id))) break;
           message["id"] = flow.client_id;
           if (auto r = message.find("result"); r != message.end() && r->is_object()) {
+            if (auto m = r->find("_meta"); m != r->end() && m->is_object() &&
+                                           m->contains(modern::kMetaSubscriptionId)) {
+              (*m)[std::string(modern::kMetaSubscriptionId)] = flow.client_id;
+            }
             auto state = r->find("requestState");
             if (state != r->end() &&
                 (!state->is_string() || state->get_ref<const std::string&>().size() >
@@ -172,9 +231,16 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
           break;
         }
         case jsonrpc::Kind::kNotification: {
-          // Request-scoped notifications go on the request's stream;
-          // change notifications belong to subscriptions/listen.
+          // Change notifications belong to subscriptions/listen streams;
+          // request-scoped ones go on the request's stream.
+          if (deliverToListeners(*flow.lane, message)) break;
           const json& method = message["method"];
+          if (method == "notifications/message" && flow.lane->era == Era::kLegacy) {
+            // A legacy server logs at the level of its session; a modern
+            // client asks per request (or not at all).
+            const json& params = message.value("params", json::object());
+            if (!modern::logWanted(flow.envelope, params.value("level", std::string()))) break;
+          }
           if (method == "notifications/progress" || method == "notifications/message") {
             out->push(std::move(text));
           }
@@ -243,7 +309,115 @@ awaitable<Plan> answer(const std::shared_ptr<Mailbox>& out, bool accepts_json) {
   for (auto& m : first.messages) {
     if (!m.empty()) body = std::move(m);
   }
-  co_return Reply{Status::ok, std::move(body), ""};
+  // "If the server does not implement the requested RPC method, it MUST
+  // respond with 404 Not Found" (streamable-http.mdx): the server's -32601
+  // is told in HTTP terms too.
+  Status status = Status::ok;
+  if (body.find("\"error\"") != std::string::npos) {
+    json reply = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (reply.is_object() && reply.contains("error") && reply["error"].is_object() &&
+        reply["error"].value("code", 0) == -32601) {
+      status = Status::not_found;
+    }
+  }
+  co_return Reply{status, std::move(body), ""};
+}
+
+// Reads a legacy lane's GET stream (what its server sends outside any
+// request) for the lane's listen streams, while the session lives.
+awaitable<void> pumpLaneStream(std::shared_ptr<Lane> lane, std::shared_ptr<Mailbox> stream) {
+  for (;;) {
+    Mailbox::Batch batch = co_await stream->next();
+    for (const auto& text : batch.messages) {
+      if (text.empty()) continue;
+      json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      const auto kind = jsonrpc::classify(message);
+      if (kind == jsonrpc::Kind::kNotification) {
+        (void)deliverToListeners(*lane, message);
+      } else if (kind == jsonrpc::Kind::kRequest) {
+        answerServer(*lane->session, message["id"], jsonrpc::kInvalidRequest,
+                     "mcpgate cannot ask a modern client outside one of its requests");
+      }
+    }
+    if (batch.finished) {
+      std::lock_guard lock(lane->listeners_mu);
+      lane->stream_open = false;
+      co_return;
+    }
+  }
+}
+
+json subscribeRequest(const json& uri) {
+  return {{"jsonrpc", "2.0"},
+          {"id", nextGatewayId()},
+          {"method", "resources/subscribe"},
+          {"params", {{"uri", uri}}}};
+}
+
+bool declares(const json& capabilities, const std::string& capability, const std::string& flag) {
+  auto it = capabilities.find(capability);
+  return it != capabilities.end() && it->is_object() && it->value(flag, false);
+}
+
+// subscriptions/listen for a legacy server: the gateway acknowledges what the
+// server can notify (its capabilities; a resource by resources/subscribe),
+// then hands the server's change notifications to the stream.
+awaitable<Plan> listenLegacy(Flow flow, json asked, bool accepts_sse) {
+  auto& pool = LanePool::instance();
+  Lane& lane = *flow.lane;
+  const json caps = lane.offer.capabilities;
+  json filter = json::object();
+  if (asked.is_object()) {
+    if (asked.value("toolsListChanged", false) && declares(caps, "tools", "listChanged")) {
+      filter["toolsListChanged"] = true;
+    }
+    if (asked.value("promptsListChanged", false) && declares(caps, "prompts", "listChanged")) {
+      filter["promptsListChanged"] = true;
+    }
+    if (asked.value("resourcesListChanged", false) && declares(caps, "resources", "listChanged")) {
+      filter["resourcesListChanged"] = true;
+    }
+    auto uris = asked.find("resourceSubscriptions");
+    if (uris != asked.end() && uris->is_array() && declares(caps, "resources", "subscribe")) {
+      json subscribed = json::array();
+      for (const auto& uri : *uris) {
+        if (!uri.is_string()) continue;
+        // Named, never a temporary inside the co_await expression (g++ 12).
+        json subscribe = subscribeRequest(uri);
+        auto answer = co_await askLane(*lane.session, std::move(subscribe));
+        if (answer && answer->find("\"result\"") != std::string::npos) subscribed.push_back(uri);
+      }
+      if (!subscribed.empty()) filter["resourceSubscriptions"] = std::move(subscribed);
+    }
+  }
+  const auto executor = co_await asio::this_coro::executor;
+  auto out = std::make_shared<Mailbox>(executor, true, 1);
+  std::shared_ptr<Mailbox> stream;
+  {
+    std::lock_guard lock(lane.listeners_mu);
+    lane.listeners.push_back({"", flow.client_id, filter, out});
+    if (!lane.stream_open) {
+      stream = std::make_shared<Mailbox>(executor, true, 0);
+      lane.stream_open = lane.session->openStream(stream) == ClientSession::StreamResult::kOk;
+      if (!lane.stream_open) stream.reset();
+    }
+  }
+  if (stream) asio::co_spawn(executor, pumpLaneStream(flow.lane, stream), asio::detached);
+  pool.release(flow.lane);
+  json ack = {{"jsonrpc", "2.0"},
+              {"method", "notifications/subscriptions/acknowledged"},
+              {"params",
+               {{"_meta", {{std::string(modern::kMetaSubscriptionId), flow.client_id}}},
+                {"notifications", std::move(filter)}}}};
+  out->push(jsonrpc::serialize(ack));
+  if (!accepts_sse) {
+    co_return Reply{Status::not_acceptable,
+                    jsonrpc::errorResponse(flow.client_id, jsonrpc::kInvalidRequest,
+                                           "subscriptions/listen needs Accept: text/event-stream"),
+                    ""};
+  }
+  Mailbox::Batch first = co_await out->next();
+  co_return EventStream{"", out, std::move(first)};
 }
 
 }  // namespace
@@ -273,10 +447,11 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
   // This revision defines no client notifications over HTTP: accepted, unused.
   if (!message.contains("id")) co_return Reply{Status::accepted, "", ""};
   const std::string method = message["method"].get<std::string>();
-  if (method == "subscriptions/listen") {
+  if (modern::isRemovedMethod(method)) {
     co_return Reply{Status::not_found,
                     jsonrpc::errorResponse(id, -32601,
-                                           "subscriptions/listen is not served by mcpgate yet"),
+                                           "Method not found: " + method +
+                                               " was removed in protocol revision 2026-07-28"),
                     ""};
   }
   json& params = message["params"];
@@ -288,6 +463,7 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
   flow.identity = post.identity;
   flow.capabilities = params["_meta"].value(std::string(modern::kMetaClientCapabilities),
                                             json::object());
+  flow.envelope = {{"params", {{"_meta", params["_meta"]}}}};
   // Per-client policy and DLP may change any result: no shared cache may
   // hand one client's to another.
   flow.shaped = config.dlp.enabled || !config.policies.empty() || post.generation->authenticator;
@@ -339,6 +515,11 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
                     ""};
   }
   flow.lane = std::move(*lane);
+  if (method == "subscriptions/listen" && flow.lane->era == Era::kLegacy) {
+    Plan plan = co_await listenLegacy(std::move(flow), params.value("notifications", json::object()),
+                                      post.accepts_sse);
+    co_return plan;
+  }
   if (flow.lane->era == Era::kLegacy) {
     if (method == "server/discover") {
       json reply = {{"jsonrpc", "2.0"},
@@ -356,6 +537,12 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
   flow.gateway_id = nextGatewayId();
   message["id"] = flow.gateway_id;
   flow.upstream = std::make_shared<Mailbox>(executor, true, 1);
+  auto out = std::make_shared<Mailbox>(executor, post.accepts_sse, 1);
+  if (method == "subscriptions/listen") {
+    // Registered before the request goes: the server's acknowledgement may come at once.
+    std::lock_guard lock(flow.lane->listeners_mu);
+    flow.lane->listeners.push_back({flow.gateway_id, id, nullptr, out});
+  }
   std::vector<json> messages;
   messages.push_back(std::move(message));
   if (flow.lane->session->fromClient(std::move(messages), {}, flow.upstream) ==
@@ -366,7 +553,6 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
                                            "the server's process ended; send the request again"),
                     ""};
   }
-  auto out = std::make_shared<Mailbox>(executor, post.accepts_sse, 1);
   asio::co_spawn(executor, relay(std::move(flow), out), asio::detached);
   Plan plan = co_await answer(out, post.accepts_json);
   co_return plan;

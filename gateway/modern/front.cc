@@ -207,8 +207,10 @@ std::optional<std::string_view> declaredVersion(const json& message) {
 
 Era eraOf(const json& message, std::string_view header_version) {
   if (!message.is_object()) return Era::kUnknown;
-  if (message.value("method", json(nullptr)) == "initialize") return Era::kLegacy;
-  if (declaredVersion(message)) return Era::kModern;
+  if (auto declared = declaredVersion(message)) {
+    // A legacy initialize may carry _meta of its own, but never a version in it.
+    return Era::kModern;
+  }
   if (isModernVersion(header_version)) return Era::kModern;
   return Era::kLegacy;
 }
@@ -218,9 +220,32 @@ std::string errorBody(const FrontError& error, const json& id) {
 }
 
 FrontError unsupportedVersion(std::string_view requested) {
+  json modern_versions = json::array();
+  for (auto v : jsonrpc::kModernProtocolVersions) modern_versions.push_back(v);
   return FrontError{400, jsonrpc::kUnsupportedProtocolVersion,
-                    "Unsupported protocol version",
-                    json{{"supported", supportedVersions()}, {"requested", requested}}};
+                    "Unsupported protocol version: " + std::string(requested),
+                    json{{"supported", std::move(modern_versions)}, {"requested", requested}}};
+}
+
+bool isRemovedMethod(std::string_view method) {
+  return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
+         method == "resources/subscribe" || method == "resources/unsubscribe";
+}
+
+bool logWanted(const json& message, std::string_view level) {
+  constexpr std::string_view kLevels[] = {"debug",    "info",  "notice", "warning",
+                                          "error",    "critical", "alert", "emergency"};
+  const json* meta = nullptr;
+  if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+    if (auto m = params->find("_meta"); m != params->end() && m->is_object()) meta = &*m;
+  }
+  if (meta == nullptr) return false;
+  auto wanted = meta->find(kMetaLogLevel);
+  if (wanted == meta->end() || !wanted->is_string()) return false;
+  auto rank = [&](std::string_view name) {
+    return std::ranges::find(kLevels, name) - std::begin(kLevels);
+  };
+  return rank(level) >= rank(wanted->get_ref<const std::string&>());
 }
 
 std::string_view nameSource(std::string_view method) {
@@ -275,6 +300,19 @@ std::expected<void, FrontError> checkRequest(const json& message, const RequestH
     return std::unexpected(FrontError{
         400, jsonrpc::kInvalidParams,
         "params._meta[\"" + std::string(kMetaProtocolVersion) + "\"] is required on every request"});
+  }
+  const json& meta = message["params"]["_meta"];
+  auto capabilities = meta.find(kMetaClientCapabilities);
+  if (capabilities == meta.end() || !capabilities->is_object()) {
+    return std::unexpected(
+        FrontError{400, jsonrpc::kInvalidParams,
+                   "params._meta[\"" + std::string(kMetaClientCapabilities) +
+                       "\"] is required on every request (an object)"});
+  }
+  if (auto info = meta.find(kMetaClientInfo); info != meta.end() && !info->is_object()) {
+    return std::unexpected(FrontError{
+        400, jsonrpc::kInvalidParams,
+        "params._meta[\"" + std::string(kMetaClientInfo) + "\"] must be an object"});
   }
   if (!headers.protocol_version) {
     return std::unexpected(mismatch("the MCP-Protocol-Version header is required"));

@@ -44,7 +44,7 @@ inline constexpr std::string_view kMetaSubscriptionId = "io.modelcontextprotocol
 
 // Whether a POSTed message belongs to the modern era: its envelope names a
 // protocol version, or (an envelope missing) its MCP-Protocol-Version header
-// names a modern one. Never modern for initialize.
+// names a modern one (a legacy client's initialize has neither).
 [[nodiscard]] Era eraOf(const json& message, std::string_view header_version);
 
 // The request metadata headers of one HTTP POST. Absent headers are nullopt;
@@ -68,8 +68,17 @@ struct FrontError {
 // {"jsonrpc":"2.0","id":id,"error":{...}} for a refusal.
 [[nodiscard]] std::string errorBody(const FrontError& error, const json& id);
 
-// -32022 for `requested`, with data.supported and data.requested.
+// -32022 for `requested`, with data.supported (the modern versions, as
+// server/discover lists them) and data.requested.
 [[nodiscard]] FrontError unsupportedVersion(std::string_view requested);
+
+// Methods 2026-07-28 removed: a modern request for one gets 404 and -32601.
+[[nodiscard]] bool isRemovedMethod(std::string_view method);
+
+// Whether a notifications/message of `level` may go to the client of modern
+// request `message`: only when its envelope names a logLevel, and the
+// message is at least that severe.
+[[nodiscard]] bool logWanted(const json& message, std::string_view level);
 
 // Where `Mcp-Name` comes from for a method: "name", "uri", or "" when the
 // method has no Mcp-Name.

@@ -34,6 +34,14 @@
 
 namespace mcpgate::gateway {
 
+// An open subscriptions/listen stream of a modern client on a lane.
+struct Listener {
+  std::string gateway_id;  // a modern server tags its notifications with this id
+  nlohmann::json client_id;  // ... which the client knows as this one
+  nlohmann::json filter;     // what the gateway acknowledged (a legacy server's lane)
+  std::weak_ptr<Mailbox> out;
+};
+
 struct Lane {
   std::shared_ptr<Session> session;
   std::string server;
@@ -42,6 +50,9 @@ struct Lane {
   modern::ServerOffer offer;  // what it declared (discover or initialize)
   int in_flight = 0;          // LanePool::mu_
   std::chrono::steady_clock::time_point last_used;
+  std::mutex listeners_mu;
+  std::vector<Listener> listeners;  // listeners_mu
+  bool stream_open = false;         // listeners_mu: a legacy lane's GET stream is read
 };
 
 // A modern request parked while its client answers the server's requests.

@@ -221,8 +221,8 @@ describe('the modern front refuses what the spec says to refuse', () => {
     assert.equal(body.id, 41);
     assert.equal(body.error.code, -32022);
     assert.equal(body.error.data.requested, '2099-01-01');
-    assert.ok(body.error.data.supported.includes('2026-07-28'));
-    assert.ok(body.error.data.supported.includes('2025-11-25'));
+    // What server/discover lists (the conformance suite checks the two agree).
+    assert.deepEqual(body.error.data.supported, ['2026-07-28']);
   });
 
   test('Mcp-Name that does not match the body is HeaderMismatch -32020', async () => {
@@ -240,6 +240,28 @@ describe('the modern front refuses what the spec says to refuse', () => {
         {jsonrpc: '2.0', id: 43, method: 'tools/list', params: {_meta: META}}, MODERN_HEADERS);
     assert.equal(status, 400);
     assert.equal(body.error.code, -32020);
+  });
+
+  for (const server of ['modern', 'everything']) {
+    test(`${server}: removed and unknown methods get 404 and -32601`, async () => {
+      for (const method of ['ping', 'initialize', 'logging/setLevel', 'no/such-method']) {
+        const {status, body} = await post(gateway, server,
+            {jsonrpc: '2.0', id: 46, method, params: {_meta: META}},
+            {...MODERN_HEADERS, 'Mcp-Method': method});
+        assert.equal(status, 404, `${method}: ${JSON.stringify(body)}`);
+        assert.equal(body.error.code, -32601, method);
+        assert.equal(body.id, 46);
+      }
+    });
+  }
+
+  test('an envelope without clientCapabilities is -32602 with 400', async () => {
+    const {'io.modelcontextprotocol/clientCapabilities': _, ...meta} = META;
+    const {status, body} = await post(gateway, 'everything',
+        {jsonrpc: '2.0', id: 47, method: 'tools/list', params: {_meta: meta}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'tools/list'});
+    assert.equal(status, 400);
+    assert.equal(body.error.code, -32602);
   });
 
   test('a forged requestState is refused with a reason', async () => {
@@ -374,4 +396,87 @@ describe('pooled processes are never shared between two clients', () => {
     await Promise.all([0, 1].map(() => client.callTool({name: 'echo', arguments: {text: 'x'}})));
     await client.close();
   }
+});
+
+// Reads a subscriptions/listen stream: the parsed SSE events as they come.
+async function listen(gateway, server, id, notifications) {
+  const controller = new AbortController();
+  const response = await fetch(gateway.url(server), {
+    method: 'POST',
+    signal: controller.signal,
+    headers: {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+      ...MODERN_HEADERS, 'Mcp-Method': 'subscriptions/listen'},
+    body: JSON.stringify({jsonrpc: '2.0', id, method: 'subscriptions/listen',
+      params: {_meta: META, notifications}}),
+  });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type'), /text\/event-stream/);
+  const events = [];
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  (async () => {
+    try {
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) return;
+        buffer += decoder.decode(value, {stream: true});
+        let at;
+        while ((at = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('');
+          if (data.trim()) events.push(JSON.parse(data));
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return {events, close: () => controller.abort()};
+}
+
+describe('subscriptions/listen', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig().file);
+  });
+  after(async () => gateway?.stop());
+
+  test('legacy server: acknowledged, then its resource updates tagged with the listen id', async () => {
+    const uri = 'demo://resource/static/document/architecture.md';
+    const stream = await listen(gateway, 'everything', 'sub-1',
+        {resourceSubscriptions: [uri], promptsListChanged: true});
+    assert.ok(await waitFor(() => stream.events.length > 0, {timeoutMs: 10000}), 'no acknowledgement');
+    const ack = stream.events[0];
+    assert.equal(ack.method, 'notifications/subscriptions/acknowledged', JSON.stringify(ack));
+    assert.equal(ack.params._meta['io.modelcontextprotocol/subscriptionId'], 'sub-1');
+    assert.deepEqual(ack.params.notifications.resourceSubscriptions, [uri]);
+    // The server starts sending updates for what was subscribed when this tool is called.
+    const client = await connect(gateway, 'everything');
+    await client.callTool({name: 'toggle-subscriber-updates', arguments: {}});
+    const update = await waitFor(() => stream.events.find((e) => e.method === 'notifications/resources/updated'),
+        {timeoutMs: 12000});
+    assert.ok(update, `no update: ${JSON.stringify(stream.events)}`);
+    assert.equal(update.params.uri, uri);
+    assert.equal(update.params._meta['io.modelcontextprotocol/subscriptionId'], 'sub-1');
+    await client.callTool({name: 'toggle-subscriber-updates', arguments: {}});
+    await client.close();
+    stream.close();
+  });
+
+  test('modern server: the server\'s acknowledgement comes with the client\'s id', async () => {
+    const stream = await listen(gateway, 'modern', 77, {toolsListChanged: true});
+    assert.ok(await waitFor(() => stream.events.length > 0, {timeoutMs: 10000}), 'no acknowledgement');
+    assert.equal(stream.events[0].method, 'notifications/subscriptions/acknowledged');
+    assert.equal(stream.events[0].params._meta['io.modelcontextprotocol/subscriptionId'], 77);
+    const client = await connect(gateway, 'modern');
+    await client.callTool({name: 'add-tool', arguments: {name: 'fresh'}});
+    const changed = await waitFor(() => stream.events.find((e) => e.method === 'notifications/tools/list_changed'),
+        {timeoutMs: 5000});
+    assert.ok(changed, `no list_changed: ${JSON.stringify(stream.events)}`);
+    assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 77);
+    await client.close();
+    stream.close();
+  });
 });

@@ -35,7 +35,12 @@ TEST(ModernFront, EraIsTheEnvelopeOrAModernHeader) {
   EXPECT_EQ(eraOf(legacy, ""), Era::kLegacy);
   EXPECT_EQ(eraOf(legacy, "2026-07-28"), Era::kModern);
   json init = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", json::object()}};
-  EXPECT_EQ(eraOf(init, "2026-07-28"), Era::kLegacy);
+  EXPECT_EQ(eraOf(init, ""), Era::kLegacy);
+  // A modern client sending initialize gets the modern answer (404, removed).
+  EXPECT_EQ(eraOf(init, "2026-07-28"), Era::kModern);
+  EXPECT_TRUE(isRemovedMethod("initialize"));
+  EXPECT_TRUE(isRemovedMethod("logging/setLevel"));
+  EXPECT_FALSE(isRemovedMethod("tools/list"));
 }
 
 TEST(ModernFront, AMatchingRequestPasses) {
@@ -56,8 +61,9 @@ TEST(ModernFront, UnsupportedVersionListsSupportedAndRequested) {
   EXPECT_EQ(checked.error().code, -32022);
   EXPECT_EQ(checked.error().http_status, 400U);
   EXPECT_EQ(checked.error().data["requested"], "2099-01-01");
-  EXPECT_EQ(checked.error().data["supported"][0], "2026-07-28");
-  EXPECT_EQ(checked.error().data["supported"].back(), "2025-03-26");
+  // What server/discover lists: the modern versions.
+  EXPECT_EQ(checked.error().data["supported"], json::array({"2026-07-28"}));
+  EXPECT_EQ(supportedVersions().back(), "2025-03-26");
   json body = json::parse(errorBody(checked.error(), call["id"]));
   EXPECT_EQ(body["id"], 7);
   EXPECT_EQ(body["error"]["code"], -32022);
@@ -114,6 +120,27 @@ TEST(ModernFront, ANotificationIsCheckedForItsVersionOnly) {
                {"method", "notifications/cancelled"},
                {"params", {{"_meta", {{std::string(kMetaProtocolVersion), "2026-07-28"}}}}}};
   EXPECT_TRUE(checkRequest(note, RequestHeaders{}));
+}
+
+TEST(ModernFront, TheEnvelopeNeedsClientCapabilities) {
+  json call = modernCall("echo");
+  call["params"]["_meta"].erase(std::string(kMetaClientCapabilities));
+  auto checked = checkRequest(call, headersFor("tools/call", "echo"));
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error().code, -32602);
+  EXPECT_EQ(checked.error().http_status, 400U);
+  json no_info = modernCall("echo");
+  no_info["params"]["_meta"].erase(std::string(kMetaClientInfo));  // a SHOULD only
+  EXPECT_TRUE(checkRequest(no_info, headersFor("tools/call", "echo")));
+}
+
+TEST(ModernFront, LogsOnlyWhenTheRequestAsksAtThatLevel) {
+  json call = modernCall("echo");
+  EXPECT_FALSE(logWanted(call, "error"));
+  call["params"]["_meta"][std::string(kMetaLogLevel)] = "warning";
+  EXPECT_FALSE(logWanted(call, "info"));
+  EXPECT_TRUE(logWanted(call, "warning"));
+  EXPECT_TRUE(logWanted(call, "emergency"));
 }
 
 TEST(ModernFront, ARequestWithoutTheEnvelopeIsRefused) {
