@@ -124,7 +124,7 @@ bool deliverToListeners(Lane& lane, const json& notification) {
 }
 
 void answerServer(Session& session, const json& id, int code, std::string message) {
-  (void)session.fromClient({json::parse(jsonrpc::errorResponse(id, code, message))}, {}, nullptr);
+  (void)sendToLane(session, json::parse(jsonrpc::errorResponse(id, code, message)));
 }
 
 // The InputRequiredResult for the server requests in `waiting`, parked under
@@ -167,10 +167,9 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
     Mailbox::Batch batch = co_await flow.upstream->next();
     if (out->abandoned()) {
       // Closing the response stream is the modern client's cancellation.
-      (void)session.fromClient({json{{"jsonrpc", "2.0"},
+      (void)sendToLane(session, json{{"jsonrpc", "2.0"},
                                      {"method", "notifications/cancelled"},
-                                     {"params", {{"requestId", flow.gateway_id}}}}},
-                               {}, nullptr);
+                                     {"params", {{"requestId", flow.gateway_id}}}});
       flow.upstream->abandon();
       pool.release(flow.lane);
       co_return;
@@ -210,9 +209,8 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
           const std::string method = message["method"].get<std::string>();
           const std::string_view capability = neededCapability(method);
           if (method == "ping") {
-            (void)session.fromClient(
-                {json{{"jsonrpc", "2.0"}, {"id", message["id"]}, {"result", json::object()}}}, {},
-                nullptr);
+            (void)sendToLane(session, json{{"jsonrpc", "2.0"}, {"id", message["id"]},
+                                           {"result", json::object()}});
           } else if (flow.lane->era != Era::kLegacy || capability.empty() ||
                      !mayRequireInput(flow.method)) {
             answerServer(session, message["id"], jsonrpc::kInvalidRequest,
@@ -278,8 +276,7 @@ std::expected<Flow, Reply> resume(Ticket ticket, const json& params, Flow flow) 
     // Goes through the session's filters as the client's message: DLP scans
     // it in the request direction, and a blocked answer reaches the server
     // as an error in its place.
-    (void)session.fromClient({json{{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", *answer}}},
-                             {}, nullptr);
+    (void)sendToLane(session, json{{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", *answer}});
   }
   flow.lane = ticket.lane;
   flow.upstream = ticket.upstream;
@@ -543,9 +540,7 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
     std::lock_guard lock(flow.lane->listeners_mu);
     flow.lane->listeners.push_back({flow.gateway_id, id, nullptr, out});
   }
-  std::vector<json> messages;
-  messages.push_back(std::move(message));
-  if (flow.lane->session->fromClient(std::move(messages), {}, flow.upstream) ==
+  if (sendToLane(*flow.lane->session, std::move(message), flow.upstream) ==
       ClientSession::Accepted::kClosed) {
     pool.release(flow.lane);
     co_return Reply{Status::bad_gateway,

@@ -105,19 +105,23 @@ awaitable<std::expected<void, std::string>> probe(Lane& lane) {
   }
   lane.era = Era::kLegacy;
   lane.offer = offerFrom(lane.server, answer["result"], false);
-  (void)lane.session->fromClient({json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}},
-                                 {}, nullptr);
+  (void)sendToLane(*lane.session, json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
   co_return std::expected<void, std::string>{};
 }
 
 }  // namespace
 
+ClientSession::Accepted sendToLane(Session& session, json message,
+                                   const std::shared_ptr<Mailbox>& mailbox) {
+  std::vector<json> messages;
+  messages.push_back(std::move(message));
+  return session.fromClient(std::move(messages), {}, mailbox);
+}
+
 awaitable<std::optional<std::string>> askLane(Session& session, json request) {
   const std::string id = jsonrpc::idKey(request["id"]);
   auto mailbox = std::make_shared<Mailbox>(co_await asio::this_coro::executor, false, 1);
-  std::vector<json> messages;
-  messages.push_back(std::move(request));
-  if (session.fromClient(std::move(messages), {}, mailbox) == ClientSession::Accepted::kClosed) {
+  if (sendToLane(session, std::move(request), mailbox) == ClientSession::Accepted::kClosed) {
     co_return std::nullopt;
   }
   for (;;) {
@@ -163,10 +167,9 @@ void LanePool::reapLocked(Clock::time_point now) {
       // The server's questions get an error, so it stops waiting; the
       // request's answer goes nowhere.
       for (const auto& [key, request] : ticket.waiting) {
-        (void)ticket.lane->session->fromClient(
-            {json::parse(jsonrpc::errorResponse(request["id"], jsonrpc::kInternalError,
-                                                "the client did not answer in time"))},
-            {}, nullptr);
+        (void)sendToLane(*ticket.lane->session,
+                         json::parse(jsonrpc::errorResponse(request["id"], jsonrpc::kInternalError,
+                                                            "the client did not answer in time")));
       }
       ticket.upstream->abandon();
       --ticket.lane->in_flight;

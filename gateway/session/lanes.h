@@ -107,6 +107,11 @@ class LanePool {
   modern::StateSealer sealer_;
 };
 
+// Sends one message (the gateway's own, or a modern client's) to a lane's
+// session, through its filters like any client message.
+ClientSession::Accepted sendToLane(Session& session, nlohmann::json message,
+                                   const std::shared_ptr<Mailbox>& mailbox = nullptr);
+
 // Sends one request to a lane's session and waits for its response text (or
 // nullopt when the session closed first). For the gateway's own requests.
 [[nodiscard]] boost::asio::awaitable<std::optional<std::string>> askLane(Session& session,

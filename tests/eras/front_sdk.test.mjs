@@ -22,6 +22,10 @@ const FAKE_SECRET = 'AKIA4YSNI2G3IITN5XVK';
 function writeConfig(extra = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-eras-'));
   fs.chmodSync(dir, 0o755);
+  // What the legacy test server received, line by line: the proof of what reached it.
+  const record = path.join(dir, 'record');
+  fs.mkdirSync(record, {mode: 0o777});
+  fs.chmodSync(record, 0o777);
   const binds = `{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, dst: /opt/node_modules}, ` +
       `{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/eras/servers'))}, dst: /opt/eras/servers}`;
   const file = path.join(dir, 'mcpgate.yaml');
@@ -35,15 +39,23 @@ function writeConfig(extra = []) {
     '  legacy:',
     '    command: node',
     `    args: [${JSON.stringify(TEST_SERVER_INSIDE)}]`,
+    '    env: {TEST_SERVER_RECORD: /record/received.jsonl}',
     `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/servers'))}, ` +
-        'dst: /opt/mcpgate-tests}]}',
+        `dst: /opt/mcpgate-tests}, {src: ${JSON.stringify(record)}, dst: /record, ro: false}]}`,
     ...everythingServerLines(),
     'session: {idle_timeout: 60s, grace: 2s}',
     `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
     ...extra,
     '',
   ].join('\n'));
-  return {file, dir};
+  const received = () => {
+    try {
+      return fs.readFileSync(path.join(record, 'received.jsonl'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return {file, dir, received};
 }
 
 function modernClient(mode = {pin: '2026-07-28'}) {
@@ -478,5 +490,82 @@ describe('subscriptions/listen', () => {
     assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 77);
     await client.close();
     stream.close();
+  });
+});
+
+describe('MRTR by hand: what the gateway mints and what it accepts back', () => {
+  const ALICE = 'mcpg_' + crypto.randomBytes(32).toString('base64url');
+  const BOB = 'mcpg_' + crypto.randomBytes(32).toString('base64url');
+  const sha256 = (text) => crypto.createHash('sha256').update(text).digest('hex');
+  let gateway;
+  let config;
+  before(async () => {
+    config = writeConfig([
+      'auth:',
+      '  tokens:',
+      `    - {client: alice, sha256: ${sha256(ALICE)}}`,
+      `    - {client: bob, sha256: ${sha256(BOB)}}`,
+      '  clients:',
+      '    alice: {servers: [legacy]}',
+      '    bob: {servers: [legacy]}',
+    ]);
+    gateway = await startGateway(config.file);
+  });
+  after(async () => gateway?.stop());
+
+  const meta = {...META, 'io.modelcontextprotocol/clientCapabilities': {sampling: {}}};
+  const callAs = (token, id, params, method = 'tools/call') => post(gateway, 'legacy',
+      {jsonrpc: '2.0', id, method, params: {...params, _meta: meta}},
+      {...MODERN_HEADERS, 'Authorization': `Bearer ${token}`, 'Mcp-Method': method,
+        'Mcp-Name': params.name});
+
+  test('the server\'s question is scanned as a response, the state bound to its client', async () => {
+    const first = await callAs(ALICE, 1, {name: 'sample', arguments: {text: `the key ${FAKE_SECRET}`}});
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const result = first.body.result;
+    assert.equal(result.resultType, 'input_required', JSON.stringify(result));
+    const [[key, request]] = Object.entries(result.inputRequests);
+    assert.equal(request.method, 'sampling/createMessage');
+    const asked = request.params.messages[0].content.text;
+    assert.match(asked, /\[REDACTED:aws-access-key-id\]/);
+    assert.ok(!JSON.stringify(first.body).includes(FAKE_SECRET));
+    const state = result.requestState;
+    assert.match(state, /^mcpgate\.1\./);
+    const answer = {[key]: {role: 'assistant', model: 'm', content: {type: 'text', text: 'fine'}}};
+
+    const stolen = await callAs(BOB, 2, {name: 'sample', arguments: {text: 'x'}, inputResponses: answer,
+      requestState: state});
+    assert.equal(stolen.status, 400);
+    assert.equal(stolen.body.error.data.reason, 'request_state_other_client');
+
+    const elsewhere = await callAs(ALICE, 3, {name: 'sample', inputResponses: answer, requestState: state},
+        'prompts/get');
+    assert.equal(elsewhere.status, 400);
+    assert.equal(elsewhere.body.error.data.reason, 'request_state_wrong_place');
+
+    const retry = await callAs(ALICE, 4, {name: 'sample', arguments: {text: 'x'}, inputResponses: answer,
+      requestState: state});
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.id, 4);
+    assert.equal(retry.body.result.resultType, 'complete');
+    assert.equal(retry.body.result.content[0].text, 'fine');
+
+    const again = await callAs(ALICE, 5, {name: 'sample', arguments: {text: 'x'}, inputResponses: answer,
+      requestState: state});
+    assert.equal(again.status, 400);
+    assert.equal(again.body.error.data.reason, 'request_state_gone');
+  });
+
+  test('the client\'s answer is scanned as a request before it reaches the server', async () => {
+    const first = await callAs(ALICE, 11, {name: 'sample', arguments: {text: 'hello'}});
+    const {inputRequests, requestState} = first.body.result;
+    const [key] = Object.keys(inputRequests);
+    const retry = await callAs(ALICE, 12, {name: 'sample', arguments: {text: 'hello'}, requestState,
+      inputResponses: {[key]: {role: 'assistant', model: 'm',
+        content: {type: 'text', text: `my key is ${FAKE_SECRET}`}}}});
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.ok(!JSON.stringify(retry.body).includes(FAKE_SECRET), JSON.stringify(retry.body));
+    assert.ok(await waitFor(() => config.received().includes('my key is')), config.received());
+    assert.ok(!config.received().includes(FAKE_SECRET), 'the key reached the server');
   });
 });
