@@ -200,6 +200,11 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
                       std::to_string(modern::kMaxRequestStateBytes) + " bytes"));
             }
           }
+          if (flow.method == "tools/list" && message.contains("result") &&
+              message["result"].is_object()) {
+            pool.rememberTools(flow.identity, flow.lane->server,
+                               message["result"].value("tools", json::array()));
+          }
           modern::stampResult(message, flow.method, flow.shaped);
           out->pushFinal(jsonrpc::serialize(message));
           pool.release(flow.lane);
@@ -438,7 +443,24 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
   headers.method = post.req.mcp_method;
   headers.name = post.req.mcp_name;
   headers.params = post.req.mcp_params;
-  if (auto checked = modern::checkRequest(message, headers); !checked) {
+  // A tools/call of a tool listed to this client is checked against its
+  // x-mcp-header annotations too (Mcp-Param-*).
+  std::optional<std::vector<modern::ParamHeader>> annotated;
+  if (message.value("method", json(nullptr)) == "tools/call" && message.contains("params") &&
+      message["params"].is_object() && message["params"].value("name", json(nullptr)).is_string()) {
+    auto known = LanePool::instance().toolHeaders(post.identity, post.server.name,
+                                                  message["params"]["name"].get<std::string>());
+    if (known && !*known) {
+      co_return frontRefusal(
+          modern::FrontError{400, jsonrpc::kInvalidParams,
+                             "the tool's x-mcp-header annotations are invalid (spec: such a tool "
+                             "is unusable over HTTP)"},
+          id);
+    }
+    if (known) annotated = std::move(*known);
+  }
+  if (auto checked = modern::checkRequest(message, headers, annotated ? &*annotated : nullptr);
+      !checked) {
     co_return frontRefusal(checked.error(), id);
   }
   // This revision defines no client notifications over HTTP: accepted, unused.

@@ -254,6 +254,31 @@ std::optional<Ticket> LanePool::take(const std::string& id) {
   return ticket;
 }
 
+void LanePool::rememberTools(const std::string& identity, const std::string& server,
+                             const json& tools) {
+  if (!tools.is_array()) return;
+  ToolHeaders headers;
+  for (const auto& tool : tools) {
+    if (!tool.is_object() || !tool.contains("name") || !tool["name"].is_string()) continue;
+    headers[tool["name"].get<std::string>()] =
+        modern::paramHeaders(tool.value("inputSchema", json::object()));
+  }
+  std::lock_guard lock(mu_);
+  // A paginated list adds to what the first page said.
+  auto& known = tool_headers_[identity + '\n' + server];
+  for (auto& [name, annotations] : headers) known[name] = std::move(annotations);
+}
+
+std::optional<std::optional<std::vector<modern::ParamHeader>>> LanePool::toolHeaders(
+    const std::string& identity, const std::string& server, const std::string& tool) {
+  std::lock_guard lock(mu_);
+  auto known = tool_headers_.find(identity + '\n' + server);
+  if (known == tool_headers_.end()) return std::nullopt;
+  auto it = known->second.find(tool);
+  if (it == known->second.end()) return std::nullopt;
+  return it->second;
+}
+
 std::size_t LanePool::lanes(const std::string& identity, const std::string& server) {
   std::lock_guard lock(mu_);
   auto it = lanes_.find(identity + '\n' + server);

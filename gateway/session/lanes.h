@@ -93,6 +93,17 @@ class LanePool {
 
   [[nodiscard]] const modern::StateSealer& sealer() const { return sealer_; }
 
+  // The x-mcp-header annotations of the tools a server listed to `identity`
+  // (tool -> annotations; nullopt: the tool's annotations are invalid), kept
+  // from its last tools/list: what a tools/call's Mcp-Param-* headers are
+  // checked against.
+  using ToolHeaders = std::unordered_map<std::string, std::optional<std::vector<modern::ParamHeader>>>;
+  void rememberTools(const std::string& identity, const std::string& server,
+                     const nlohmann::json& tools);
+  // nullopt: the tool was not listed (nothing to check against).
+  [[nodiscard]] std::optional<std::optional<std::vector<modern::ParamHeader>>> toolHeaders(
+      const std::string& identity, const std::string& server, const std::string& tool);
+
   // Lanes alive for `identity` and `server` (tests, metrics).
   [[nodiscard]] std::size_t lanes(const std::string& identity, const std::string& server);
 
@@ -104,6 +115,7 @@ class LanePool {
   // identity + '\n' + server -> its lanes
   std::unordered_map<std::string, std::vector<std::shared_ptr<Lane>>> lanes_;
   std::unordered_map<std::string, Ticket> tickets_;
+  std::unordered_map<std::string, ToolHeaders> tool_headers_;  // identity + '\n' + server
   modern::StateSealer sealer_;
 };
 

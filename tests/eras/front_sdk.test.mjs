@@ -276,6 +276,31 @@ describe('the modern front refuses what the spec says to refuse', () => {
     assert.equal(body.error.code, -32602);
   });
 
+  test('Mcp-Param-* headers are checked against the tool\'s x-mcp-header arguments', async () => {
+    // The SDK client mirrors the annotated argument itself.
+    const client = await connect(gateway, 'legacy');
+    await client.listTools();
+    const ok = await client.callTool({name: 'region', arguments: {region: 'eu-west1', query: 'q'}});
+    assert.equal(textOf(ok), 'region eu-west1');
+    await client.close();
+    // Raw requests come from the same address: without auth, the same identity and its list.
+    await post(gateway, 'legacy', {jsonrpc: '2.0', id: 50, method: 'tools/list', params: {_meta: META}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'tools/list'});
+    const call = (id, headers) => post(gateway, 'legacy',
+        {jsonrpc: '2.0', id, method: 'tools/call',
+          params: {name: 'region', arguments: {region: 'eu-west1', query: 'q'}, _meta: META}},
+        {...MODERN_HEADERS, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'region', ...headers});
+    const wrong = await call(51, {'Mcp-Param-Region': 'us-east1'});
+    assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+    assert.equal(wrong.body.error.code, -32020);
+    const missing = await call(52, {});
+    assert.equal(missing.status, 400, JSON.stringify(missing.body));
+    assert.equal(missing.body.error.code, -32020);
+    const right = await call(53, {'Mcp-Param-Region': 'eu-west1'});
+    assert.equal(right.status, 200, JSON.stringify(right.body));
+    assert.equal(right.body.result.content[0].text, 'region eu-west1');
+  });
+
   test('a forged requestState is refused with a reason', async () => {
     const {status, body} = await post(gateway, 'everything',
         {jsonrpc: '2.0', id: 44, method: 'tools/call', params: {name: 'echo',

@@ -9,7 +9,7 @@
 // TEST_SERVER_RECORD=FILE also appends every received line, verbatim, to FILE:
 // the proof of what did (or did not) reach the server, content included.
 //
-// Tools: echo {text}, crash {}, hang {}, slow {ms}, progress {steps},
+// Tools: echo {text}, region {region, query} (region is x-mcp-header: Region), crash {}, hang {}, slow {ms}, progress {steps},
 // sample {text}, log {text}, big {bytes}, stderr {lines, text}, env {name}, pid {}, instance {},
 // flood {count, bytes}, close-stdout {}.
 // TEST_SERVER_IGNORE_SIGTERM=1 makes the process ignore SIGTERM.
@@ -65,6 +65,12 @@ const tools = {
     description: 'Returns its text argument',
     properties: {text: {type: 'string'}},
     run: (id, args) => reply(id, textResult(args.text ?? '')),
+  },
+  // A parameter a 2026-07-28 client mirrors into an Mcp-Param-Region header.
+  region: {
+    description: 'Returns its region argument',
+    properties: {region: {type: 'string', 'x-mcp-header': 'Region'}, query: {type: 'string'}},
+    run: (id, args) => reply(id, textResult(`region ${args.region ?? '<none>'}`)),
   },
   crash: {
     description: 'Writes to stderr and exits with status 3 without answering',
