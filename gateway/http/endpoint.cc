@@ -418,13 +418,16 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
   const json& first_message = post.messages[0];
   const json first_id = first_message.contains("id") ? first_message["id"] : json(nullptr);
   if (!post.is_batch && modern::eraOf(first_message, req.protocol_version) == Era::kModern) {
-    if (server == nullptr) {
-      co_return modernNotServedHere(
-          first_id, modern::declaredVersion(first_message).value_or(req.protocol_version));
-    }
     // Named, never temporaries inside the co_await expression (see handle()).
-    ModernPost modern_post{req,     generation_, *server, client_, client_.empty() ? peer_ : client_,
+    ModernPost modern_post{req,     generation_, server, {}, client_, client_.empty() ? peer_ : client_,
                            post.accepts_sse, post.accepts_json};
+    if (server == nullptr) {
+      for (const auto& [name, s] : config_->servers) {
+        if (!generation_->authenticator || generation_->authenticator->mayUse(client_, name)) {
+          modern_post.aggregate.push_back(name);
+        }
+      }
+    }
     json modern_message = std::move(post.messages[0]);
     Plan plan = co_await modernPost(sessions_, std::move(modern_post), std::move(modern_message));
     co_return plan;

@@ -123,7 +123,7 @@ bool deliverToListeners(Lane& lane, const json& notification) {
   return true;
 }
 
-void answerServer(Session& session, const json& id, int code, std::string message) {
+void answerServer(ClientSession& session, const json& id, int code, std::string message) {
   (void)sendToLane(session, json::parse(jsonrpc::errorResponse(id, code, message)));
 }
 
@@ -162,7 +162,7 @@ std::string inputRequired(Flow& flow, std::vector<std::pair<std::string, json>> 
 // client something) an InputRequiredResult that parks the request.
 awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
   auto& pool = LanePool::instance();
-  Session& session = *flow.lane->session;
+  ClientSession& session = *flow.lane->session;
   for (;;) {
     Mailbox::Batch batch = co_await flow.upstream->next();
     if (out->abandoned()) {
@@ -269,7 +269,7 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
 // The retry of a parked request: the client's inputResponses answer the
 // server's requests; what is still missing is asked again.
 std::expected<Flow, Reply> resume(Ticket ticket, const json& params, Flow flow) {
-  Session& session = *ticket.lane->session;
+  ClientSession& session = *ticket.lane->session;
   const json responses = params.value("inputResponses", json::object());
   std::vector<std::pair<std::string, json>> missing;
   for (auto& [key, request] : ticket.waiting) {
@@ -424,20 +424,9 @@ awaitable<Plan> listenLegacy(Flow flow, json asked, bool accepts_sse) {
 
 }  // namespace
 
-Reply modernNotServedHere(const json& id, std::string_view requested) {
-  std::vector<std::string> legacy;
-  for (auto v : jsonrpc::kProtocolVersions) legacy.emplace(legacy.begin(), v);
-  return Reply{Status::bad_request,
-               jsonrpc::errorResponse(
-                   id, jsonrpc::kUnsupportedProtocolVersion,
-                   "Unsupported protocol version: /mcp serves the 2025 revisions; modern clients "
-                   "use /mcp/<server>",
-                   json{{"supported", legacy}, {"requested", requested}}),
-               ""};
-}
-
 awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message) {
   const json id = message.contains("id") ? message["id"] : json(nullptr);
+  const std::string serverName = post.server != nullptr ? post.server->name : std::string();
   modern::RequestHeaders headers;
   if (!post.req.protocol_version.empty()) headers.protocol_version = post.req.protocol_version;
   headers.method = post.req.mcp_method;
@@ -448,7 +437,7 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
   std::optional<std::vector<modern::ParamHeader>> annotated;
   if (message.value("method", json(nullptr)) == "tools/call" && message.contains("params") &&
       message["params"].is_object() && message["params"].value("name", json(nullptr)).is_string()) {
-    auto known = LanePool::instance().toolHeaders(post.identity, post.server.name,
+    auto known = LanePool::instance().toolHeaders(post.identity, serverName,
                                                   message["params"]["name"].get<std::string>());
     if (known && !*known) {
       co_return frontRefusal(
@@ -498,10 +487,10 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
   const auto executor = co_await asio::this_coro::executor;
   if (state != params.end() && modern::isGatewayState(state->get_ref<const std::string&>())) {
     auto claims = pool.sealer().open(state->get_ref<const std::string&>(), post.identity,
-                                     post.server.name, method);
+                                     serverName, method);
     if (!claims) {
       log::info("modern retry refused",
-                {{"server", post.server.name},
+                {{"server", serverName},
                  {"client", post.client},
                  {"reason", std::string(modern::stateErrorReason(claims.error().kind))}});
       co_return invalidState(id, claims.error().message,
@@ -523,12 +512,12 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
     co_return plan;
   }
 
-  auto lane = co_await pool.acquire(sessions, post.generation, post.server, post.client,
-                                    post.identity);
+  auto lane = co_await pool.acquire(sessions, post.generation, post.server,
+                                    std::move(post.aggregate), post.client, post.identity);
   if (!lane) {
     co_return Reply{Status::bad_gateway,
                     jsonrpc::errorResponse(id, jsonrpc::kUpstreamError,
-                                           "cannot serve server '" + post.server.name +
+                                           "cannot serve '" + (serverName.empty() ? "/mcp" : serverName) +
                                                "' to a modern client: " + lane.error(),
                                            json{{"gateway", "mcpgate"}, {"reason", "lane_failed"}}),
                     ""};

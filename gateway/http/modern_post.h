@@ -23,7 +23,8 @@ namespace mcpgate::gateway {
 struct ModernPost {
   const HttpRequest& req;
   std::shared_ptr<const Generation> generation;
-  const config::ServerConfig& server;
+  const config::ServerConfig* server;  // null: the aggregate /mcp
+  std::vector<std::string> aggregate;  // for /mcp: the servers this client may use
   std::string client;    // the authenticated client, empty without auth
   std::string identity;  // whose lanes: the client, or its address without auth
   bool accepts_sse = false;
@@ -33,9 +34,5 @@ struct ModernPost {
 [[nodiscard]] boost::asio::awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post,
                                                       nlohmann::json message);
 
-// The answer to a modern request on a path that does not serve the modern
-// era (the aggregate /mcp): -32022 naming the versions it does serve, so a
-// client in `auto` falls back to them.
-[[nodiscard]] Reply modernNotServedHere(const nlohmann::json& id, std::string_view requested);
 
 }  // namespace mcpgate::gateway

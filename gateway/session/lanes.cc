@@ -111,14 +111,14 @@ awaitable<std::expected<void, std::string>> probe(Lane& lane) {
 
 }  // namespace
 
-ClientSession::Accepted sendToLane(Session& session, json message,
+ClientSession::Accepted sendToLane(ClientSession& session, json message,
                                    const std::shared_ptr<Mailbox>& mailbox) {
   std::vector<json> messages;
   messages.push_back(std::move(message));
   return session.fromClient(std::move(messages), {}, mailbox);
 }
 
-awaitable<std::optional<std::string>> askLane(Session& session, json request) {
+awaitable<std::optional<std::string>> askLane(ClientSession& session, json request) {
   const std::string id = jsonrpc::idKey(request["id"]);
   auto mailbox = std::make_shared<Mailbox>(co_await asio::this_coro::executor, false, 1);
   if (sendToLane(session, std::move(request), mailbox) == ClientSession::Accepted::kClosed) {
@@ -182,8 +182,10 @@ void LanePool::reapLocked(Clock::time_point now) {
 
 awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
     SessionTable& sessions, const std::shared_ptr<const Generation>& generation,
-    const config::ServerConfig& server, const std::string& client, const std::string& identity) {
-  const std::string key = identity + '\n' + server.name;
+    const config::ServerConfig* server, std::vector<std::string> aggregate,
+    const std::string& client, const std::string& identity) {
+  const std::string name = server != nullptr ? server->name : std::string();
+  const std::string key = identity + '\n' + name;
   std::shared_ptr<Lane> lane;
   {
     std::lock_guard lock(mu_);
@@ -201,29 +203,39 @@ awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
       co_return best;
     }
     lane = std::make_shared<Lane>();
-    lane->server = server.name;
+    lane->server = name;
     lane->identity = identity;
     lane->in_flight = 1;
     mine.push_back(lane);
   }
-  auto created = sessions.create(generation, server, client, /*inner=*/true);
   std::expected<void, std::string> ready;
-  if (created) {
-    lane->session = std::move(*created);
-    ready = co_await probe(*lane);
+  if (server != nullptr) {
+    auto created = sessions.create(generation, *server, client, /*inner=*/true);
+    if (created) {
+      lane->session = std::move(*created);
+    } else {
+      ready = std::unexpected(created.error().message);
+    }
   } else {
-    ready = std::unexpected(created.error().message);
+    // The aggregate speaks the 2025 revisions to its client: the probe finds it legacy.
+    auto created = sessions.createAggregate(generation, std::move(aggregate), client, identity);
+    if (created) {
+      lane->session = std::move(*created);
+    } else {
+      ready = std::unexpected(created.error().message);
+    }
   }
+  if (ready) ready = co_await probe(*lane);
   std::lock_guard lock(mu_);
   if (!ready) {
     std::erase(lanes_[key], lane);
     if (lane->session) lane->session->close("the modern front could not ready it");
     log::warn("no lane for a modern client",
-              {{"server", server.name}, {"client", client}, {"error", ready.error()}});
+              {{"server", name}, {"client", client}, {"error", ready.error()}});
     co_return std::unexpected(ready.error());
   }
   lane->last_used = Clock::now();
-  log::info("lane ready", {{"server", server.name},
+  log::info("lane ready", {{"server", name},
                            {"client", client},
                            {"era", std::string(eraName(lane->era))},
                            {"session", lane->session->id()}});

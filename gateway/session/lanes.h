@@ -43,7 +43,8 @@ struct Listener {
 };
 
 struct Lane {
-  std::shared_ptr<Session> session;
+  // A Session with one server; for /mcp an AggregateSession over the client's servers.
+  std::shared_ptr<ClientSession> session;
   std::string server;
   std::string identity;
   Era era = Era::kUnknown;
@@ -80,9 +81,11 @@ class LanePool {
 
   // A ready lane (era known, a legacy one initialized) of `server` for
   // `identity`, counted in flight until release(); or why there is none.
+  // `server` null: the aggregate /mcp over `aggregate` (the servers the client may use).
   [[nodiscard]] boost::asio::awaitable<std::expected<std::shared_ptr<Lane>, std::string>> acquire(
       SessionTable& sessions, const std::shared_ptr<const Generation>& generation,
-      const config::ServerConfig& server, const std::string& client, const std::string& identity);
+      const config::ServerConfig* server, std::vector<std::string> aggregate,
+      const std::string& client, const std::string& identity);
   void release(const std::shared_ptr<Lane>& lane);
 
   // Parks a waiting request; returns its ticket id.
@@ -121,12 +124,12 @@ class LanePool {
 
 // Sends one message (the gateway's own, or a modern client's) to a lane's
 // session, through its filters like any client message.
-ClientSession::Accepted sendToLane(Session& session, nlohmann::json message,
+ClientSession::Accepted sendToLane(ClientSession& session, nlohmann::json message,
                                    const std::shared_ptr<Mailbox>& mailbox = nullptr);
 
 // Sends one request to a lane's session and waits for its response text (or
 // nullopt when the session closed first). For the gateway's own requests.
-[[nodiscard]] boost::asio::awaitable<std::optional<std::string>> askLane(Session& session,
+[[nodiscard]] boost::asio::awaitable<std::optional<std::string>> askLane(ClientSession& session,
                                                                           nlohmann::json request);
 
 }  // namespace mcpgate::gateway
