@@ -26,6 +26,7 @@
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
 #include "gateway/session/io_pool.h"
+#include "gateway/session/lanes.h"
 #include "gateway/session/mailbox.h"
 #include "gateway/session/sessions.h"
 #include "gateway/upstream/egress_link.h"
@@ -198,6 +199,7 @@ int runServe(Args args) {
         pool.main(), std::chrono::steady_clock::now() + config->session.grace, [&] {
           server.stop();
           sessions.closeAll("the gateway is shutting down");
+          LanePool::instance().clear();  // the modern clients' lanes (gateway/session/lanes.h)
           stopWhenChildrenGone(
               pool, sessions,
               std::chrono::steady_clock::now() + config->session.grace + std::chrono::seconds(2));

@@ -291,6 +291,18 @@ std::optional<std::optional<std::vector<modern::ParamHeader>>> LanePool::toolHea
   return it->second;
 }
 
+void LanePool::clear() {
+  std::unordered_map<std::string, std::vector<std::shared_ptr<Lane>>> lanes;
+  std::unordered_map<std::string, Ticket> tickets;
+  {
+    std::lock_guard lock(mu_);
+    lanes.swap(lanes_);
+    tickets.swap(tickets_);
+    tool_headers_.clear();
+  }
+  for (auto& [id, ticket] : tickets) ticket.upstream->abandon();
+}
+
 std::size_t LanePool::lanes(const std::string& identity, const std::string& server) {
   std::lock_guard lock(mu_);
   auto it = lanes_.find(identity + '\n' + server);

@@ -107,6 +107,10 @@ class LanePool {
   [[nodiscard]] std::optional<std::optional<std::vector<modern::ParamHeader>>> toolHeaders(
       const std::string& identity, const std::string& server, const std::string& tool);
 
+  // Shutdown, after the sessions were closed: lets go of every lane and
+  // parked request while the I/O contexts they were made on still exist.
+  void clear();
+
   // Lanes alive for `identity` and `server` (tests, metrics).
   [[nodiscard]] std::size_t lanes(const std::string& identity, const std::string& server);
 
