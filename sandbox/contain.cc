@@ -28,6 +28,7 @@
 #include "sandbox/cgroup.h"
 #include "sandbox/command.h"
 #include "sandbox/env.h"
+#include "sandbox/fd_passing.h"
 #include "sandbox/lifecycle.h"
 #include "sandbox/mount.h"
 #include "sandbox/net.h"
@@ -210,28 +211,9 @@ constexpr std::size_t kMaxJoinFds = 3;  // memory, pids and cpu
 
 std::optional<Release> receiveRelease(int fd) {
   std::uint32_t count = 0;
-  iovec iov{&count, sizeof count};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kMaxJoinFds)> control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.data();
-  msg.msg_controllen = control.size();
-  ssize_t n = 0;
-  do {
-    n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
   Release release;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    std::size_t fds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (std::size_t i = 0; i < fds; ++i) {
-      int received = -1;
-      std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-      release.cgroup_join.emplace_back(received);
-    }
-  }
-  if (n <= 0 || (msg.msg_flags & MSG_CTRUNC) != 0) return std::nullopt;
+  ssize_t n = receiveWithFds(fd, &count, sizeof count, release.cgroup_join);
+  if (n <= 0 || release.cgroup_join.size() > kMaxJoinFds) return std::nullopt;
   auto* rest = reinterpret_cast<char*>(&count) + n;
   if (!readAll(fd, rest, sizeof count - static_cast<std::size_t>(n))) return std::nullopt;
   if (count == 0 || count > BPF_MAXINSNS) return std::nullopt;
@@ -243,30 +225,11 @@ std::optional<Release> receiveRelease(int fd) {
 
 bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>& cgroup_join,
                  std::uint64_t data_limit) {
+  if (cgroup_join.size() > kMaxJoinFds) return false;
   auto count = static_cast<std::uint32_t>(program.size());
-  iovec iov{&count, sizeof count};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kMaxJoinFds)> control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  if (!cgroup_join.empty()) {
-    if (cgroup_join.size() > kMaxJoinFds) return false;
-    msg.msg_control = control.data();
-    msg.msg_controllen = CMSG_SPACE(sizeof(int) * cgroup_join.size());
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * cgroup_join.size());
-    for (std::size_t i = 0; i < cgroup_join.size(); ++i) {
-      int fd_value = cgroup_join[i].get();
-      std::memcpy(CMSG_DATA(c) + i * sizeof(int), &fd_value, sizeof(int));
-    }
-  }
-  ssize_t n = 0;
-  do {
-    n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(sizeof count)) return false;
+  std::vector<int> join;
+  for (const UniqueFd& f : cgroup_join) join.push_back(f.get());
+  if (!sendWithFds(fd, &count, sizeof count, join)) return false;
   return writeAll(fd, program.data(), program.size() * sizeof(sock_filter)) &&
          writeAll(fd, &data_limit, sizeof data_limit);
 }

@@ -6,7 +6,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -37,50 +36,6 @@ std::expected<UniqueFd, Error> openEgressListener() {
   }
   if (::listen(sock.get(), 128) != 0) return std::unexpected(sysError("listen (egress proxy)"));
   return sock;
-}
-
-bool sendDescriptor(int channel, int fd) {
-  char byte = 'f';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.data();
-  msg.msg_controllen = control.size();
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  ssize_t n = 0;
-  do {
-    n = ::sendmsg(channel, &msg, MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
-  return n == 1;
-}
-
-UniqueFd receiveDescriptor(int channel) {
-  char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.data();
-  msg.msg_controllen = control.size();
-  ssize_t n = 0;
-  do {
-    n = ::recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  UniqueFd received;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); n > 0 && c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    int fd = -1;
-    std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
-    received.reset(fd);
-  }
-  return received;
 }
 
 }  // namespace mcpgate::sandbox

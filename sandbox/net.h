@@ -16,6 +16,7 @@
 
 #include "sandbox/error.h"
 #include "sandbox/fd.h"
+#include "sandbox/fd_passing.h"  // sendDescriptor: how the listener travels
 
 namespace mcpgate::sandbox {
 
@@ -25,10 +26,5 @@ inline constexpr std::uint16_t kEgressProxyPort = 3128;
 
 // Listens on 127.0.0.1:kEgressProxyPort in this process's network namespace.
 [[nodiscard]] std::expected<UniqueFd, Error> openEgressListener();
-
-// One descriptor over a unix socket, with one byte of payload. receive: an
-// invalid fd when the peer closed or sent none.
-[[nodiscard]] bool sendDescriptor(int channel, int fd);
-[[nodiscard]] UniqueFd receiveDescriptor(int channel);
 
 }  // namespace mcpgate::sandbox
