@@ -3,7 +3,7 @@
 // Passing descriptors over a unix socket (SCM_RIGHTS): the one home for the
 // cmsghdr boilerplate. Used between the sandbox's init and its supervisor
 // (cgroup files, the egress listener), from the supervisor to the gateway,
-// and by the privileged spawner (spawner.h) to hand a server's pipes over.
+// and by the privileged spawner (spawner_client.h) to hand a server's pipes over.
 
 #include <sys/types.h>
 

@@ -16,6 +16,7 @@
 #include "sandbox/command.h"
 #include "sandbox/env.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/spawner_client.h"
 #include "sandbox/spec_codec.h"
 
 namespace mcpgate::sandbox {
@@ -219,12 +220,34 @@ std::expected<Child, Error> spawn(const SpawnSpec& spec) {
 }
 
 bool signalChild(const Child& child, int sig) {
+  if (child.control.valid()) {
+    const std::string request = std::string(spawner::kSignal) + std::to_string(sig);
+    return ::send(child.control.get(), request.data(), request.size(),
+                  MSG_NOSIGNAL | MSG_DONTWAIT) == static_cast<ssize_t>(request.size());
+  }
   if (!child.pidfd.valid()) return false;
   return ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), sig, nullptr, 0) == 0;
 }
 
 std::optional<int> tryReap(Child& child) {
   if (child.pid <= 0) return std::nullopt;
+  if (child.control.valid()) {
+    std::array<char, spawner::kMaxMessage> buffer{};
+    ssize_t n = 0;
+    do {
+      n = ::recv(child.control.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return std::nullopt;
+    int status = SIGKILL;  // EOF or an error: the spawner is gone, and the sandbox with it
+    const std::string_view reply(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+    if (reply.starts_with(spawner::kExited)) {
+      status = std::atoi(std::string(reply.substr(spawner::kExited.size())).c_str());
+    }
+    child.pid = -1;
+    child.pidfd.reset();
+    child.control.reset();
+    return status;
+  }
   int status = 0;
   pid_t r = ::waitpid(child.pid, &status, WNOHANG);
   if (r == child.pid) {
@@ -233,6 +256,10 @@ std::optional<int> tryReap(Child& child) {
     return status;
   }
   return std::nullopt;
+}
+
+int exitNoticeFd(const Child& child) {
+  return child.control.valid() ? child.control.get() : child.pidfd.get();
 }
 
 std::string describeExit(int wait_status) {

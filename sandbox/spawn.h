@@ -72,15 +72,26 @@ struct Child {
   // With network: allowlist: a unix socket on which the supervisor sends one
   // descriptor, the socket listening on the sandbox's proxy port (net.h).
   UniqueFd egress_fd;
+  // Started through the privileged spawner (spawner_client.h): the spawner is
+  // the parent, so signals are requests on this socket and the exit status
+  // arrives on it (the pidfd above only shows that the process ended).
+  UniqueFd control;
 };
 
 [[nodiscard]] std::expected<Child, Error> spawn(const SpawnSpec& spec);
 
-// Sends `sig` through the pidfd (no pid-reuse race). False if the child is gone.
+// Sends `sig` through the pidfd (no pid-reuse race), or asks the spawner to.
+// False if the child is gone.
 bool signalChild(const Child& child, int sig);
 
 // Reaps the child if it has exited: its wait status, or nullopt while it runs.
+// Through the spawner: the status it sent (a spawner gone: as SIGKILL, which
+// is what its death does to the sandbox).
 [[nodiscard]] std::optional<int> tryReap(Child& child);
+
+// The descriptor that becomes readable once tryReap() has a status to give:
+// the pidfd, or the spawner's connection.
+[[nodiscard]] int exitNoticeFd(const Child& child);
 
 // Describes a wait status for a log line: "exited with status 3", "killed by signal 9".
 [[nodiscard]] std::string describeExit(int wait_status);
