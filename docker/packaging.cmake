@@ -4,6 +4,7 @@
 # (a conffile), its example server and the systemd unit.
 include(GNUInstallDirs)
 install(FILES ${PROJECT_SOURCE_DIR}/docker/mcpgate.service
+              ${PROJECT_SOURCE_DIR}/docker/mcpgate-spawner.service
         DESTINATION lib/systemd/system COMPONENT deb)
 install(FILES ${PROJECT_SOURCE_DIR}/docker/deb/mcpgate.yaml
         DESTINATION /etc/mcpgate COMPONENT deb)

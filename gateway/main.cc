@@ -15,7 +15,7 @@ using mcpgate::gateway::Command;
 const std::vector<Command>& commands() {
   using namespace mcpgate::gateway;
   static const std::vector<Command> table = {
-      {"serve", "-c FILE [--listen HOST:PORT]", "serve MCP over Streamable HTTP at /mcp/<server>",
+      {"serve", "-c FILE [--listen HOST:PORT] [--spawner SOCKET]", "serve MCP over Streamable HTTP at /mcp/<server>",
        runServe},
       {"stdio", "-c FILE SERVER", "proxy one server over stdin/stdout (for desktop MCP clients)",
        runStdio},

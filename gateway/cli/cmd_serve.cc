@@ -1,4 +1,4 @@
-// mcpgate serve -c FILE [--listen HOST:PORT] [--threads N]
+// mcpgate serve -c FILE [--listen HOST:PORT] [--threads N] [--spawner SOCKET]
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -30,6 +30,7 @@
 #include "gateway/session/mailbox.h"
 #include "gateway/session/sessions.h"
 #include "gateway/upstream/egress_link.h"
+#include "gateway/upstream/upstream.h"
 
 namespace mcpgate::gateway {
 
@@ -89,7 +90,7 @@ void raiseOpenFileLimit() {
 }  // namespace
 
 int runServe(Args args) {
-  std::string config_path, listen_override;
+  std::string config_path, listen_override, spawner;
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
@@ -97,6 +98,9 @@ int runServe(Args args) {
       config_path = args[++i];
     } else if (a == "--listen" && i + 1 < args.size()) {
       listen_override = args[++i];
+    } else if (a == "--spawner" && i + 1 < args.size()) {
+      // Servers are started by mcpgate-spawner (root) on this socket: the gateway needs no root.
+      spawner = args[++i];
     } else if (a == "--threads" && i + 1 < args.size()) {
       // Worker threads (IoPool); the default is one per core.
       const std::string_view text = args[++i];
@@ -108,7 +112,8 @@ int runServe(Args args) {
       }
       workers = n;
     } else {
-      std::cerr << "usage: mcpgate serve -c FILE [--listen HOST:PORT] [--threads N]\n";
+      std::cerr << "usage: mcpgate serve -c FILE [--listen HOST:PORT] [--threads N] "
+                   "[--spawner SOCKET]\n";
       return 2;
     }
   }
@@ -116,7 +121,10 @@ int runServe(Args args) {
     std::cerr << "mcpgate serve: -c FILE is required\n";
     return 2;
   }
-  auto loaded = loadForServing(config_path);
+  // With a spawner, server secrets are its business: this process never
+  // decrypts them and needs no key (the servers' env is built by the spawner).
+  const config::LoadOptions load_options{.resolve_secrets = spawner.empty()};
+  auto loaded = loadForServing(config_path, load_options);
   if (!loaded) return 1;
   auto config = *loaded;
 
@@ -157,6 +165,7 @@ int runServe(Args args) {
     return 1;
   }
 
+  if (!spawner.empty()) startServersThrough(spawner);
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   raiseOpenFileLimit();
   IoPool pool(workers);
@@ -178,11 +187,12 @@ int runServe(Args args) {
             {{"address", address},
              {"url", (config->tls.enabled() ? "https://" : "http://") + address + "/mcp/<server>"},
              {"auth", config->auth.enabled() ? "on" : "off"},
+             {"spawner", spawner.empty() ? "none: servers are started here" : spawner},
              {"servers", names},
              {"config", config->source}});
   metrics::setReady();
 
-  Reloader reloader(pool.main(), config_path, host, current, sessions);
+  Reloader reloader(pool.main(), config_path, host, current, sessions, load_options);
   reloader.start();
 
   asio::signal_set signals(pool.main(), SIGINT, SIGTERM);

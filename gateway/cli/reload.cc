@@ -117,10 +117,12 @@ struct Reloader::Watch {
 };
 
 Reloader::Reloader(asio::io_context& io, std::string config_path, std::string listen_host,
-                   std::shared_ptr<CurrentGeneration> current, SessionTable& sessions)
+                   std::shared_ptr<CurrentGeneration> current, SessionTable& sessions,
+                   config::LoadOptions load_options)
     : io_(io),
       config_path_(std::move(config_path)),
       listen_host_(std::move(listen_host)),
+      load_options_(load_options),
       current_(std::move(current)),
       sessions_(sessions),
       watch_(std::make_unique<Watch>(io)) {}
@@ -197,7 +199,7 @@ void Reloader::worker(const std::stop_token& stop) {
 
 void Reloader::reload(const std::string& why) {
   const std::shared_ptr<const Generation> old = current_->get();
-  auto config = config::loadConfig(config_path_);
+  auto config = config::loadConfig(config_path_, load_options_);
   if (!config) {
     log::error("config reload failed; keeping the running config",
                {{"trigger", why}, {"generation", old->number}, {"error", config.error().message}});

@@ -24,7 +24,8 @@ class Reloader {
   // `listen_host` is the host the gateway is bound to (the config's or
   // --listen's): a new config must keep that listener closed as startup did.
   Reloader(boost::asio::io_context& io, std::string config_path, std::string listen_host,
-           std::shared_ptr<CurrentGeneration> current, SessionTable& sessions);
+           std::shared_ptr<CurrentGeneration> current, SessionTable& sessions,
+           config::LoadOptions load_options = {});
   ~Reloader();  // stops the watch and waits for a reload in progress
 
   void start();
@@ -42,6 +43,7 @@ class Reloader {
   boost::asio::io_context& io_;
   const std::string config_path_;
   const std::string listen_host_;
+  const config::LoadOptions load_options_;
   std::shared_ptr<CurrentGeneration> current_;
   SessionTable& sessions_;
   std::unique_ptr<Watch> watch_;

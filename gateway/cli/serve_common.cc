@@ -11,8 +11,8 @@
 namespace mcpgate::gateway {
 
 std::expected<std::shared_ptr<const config::Config>, std::string> loadForServing(
-    const std::string& path) {
-  auto config = config::loadConfig(path);
+    const std::string& path, config::LoadOptions options) {
+  auto config = config::loadConfig(path, options);
   if (!config) {
     std::cerr << config.error().message << "\n";
     return std::unexpected(config.error().message);

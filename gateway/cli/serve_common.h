@@ -13,7 +13,7 @@ namespace mcpgate::gateway {
 
 // Loads the config, reports errors on stderr and applies its log level.
 [[nodiscard]] std::expected<std::shared_ptr<const config::Config>, std::string> loadForServing(
-    const std::string& path);
+    const std::string& path, config::LoadOptions options = {});
 
 // Warns about what will keep the config's servers from starting: packages not
 // installed yet, and sandbox layers this host cannot enforce. At startup and

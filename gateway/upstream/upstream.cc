@@ -20,6 +20,7 @@
 #include "gateway/observe/metrics.h"
 #include "sandbox/net.h"
 #include "sandbox/spawn.h"
+#include "sandbox/spawner_client.h"
 
 // g++ 12 misreads Asio's coroutine frame allocator (awaitable_frame_base's own operator new and
 // delete) as a mismatched pair at -O1 (the ASan build), as in session/aggregate.cc.
@@ -38,12 +39,21 @@ namespace {
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(500);
 constexpr auto kHoldPoll = std::chrono::milliseconds(10);  // backpressure: how often to look again
 
+std::string& spawnerSocket() {
+  static std::string path;
+  return path;
+}
+
 }  // namespace
+
+void startServersThrough(std::string socket_path) { spawnerSocket() = std::move(socket_path); }
 
 std::expected<std::shared_ptr<Upstream>, std::string> ChildUpstream::start(
     asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,
     Callbacks callbacks) {
-  auto child = sandbox::spawn(spec);
+  // Through the spawner only the name travels: it builds the spec from its own config.
+  auto child = spawnerSocket().empty() ? sandbox::spawn(spec)
+                                       : sandbox::spawner::startThrough(spawnerSocket(), spec.name);
   if (!child) return std::unexpected(child.error().message);
   auto upstream = std::make_shared<ChildUpstream>(executor, std::move(*child), std::move(options),
                                                   std::move(callbacks));
@@ -77,7 +87,7 @@ ChildUpstream::ChildUpstream(asio::any_io_executor executor, sandbox::Child chil
       stdin_(executor, child_.stdin_fd.release()),
       stdout_(executor, child_.stdout_fd.release()),
       stderr_(executor, child_.stderr_fd.release()),
-      pidfd_(executor, ::fcntl(child_.pidfd.get(), F_DUPFD_CLOEXEC, 0)),
+      pidfd_(executor, ::fcntl(sandbox::exitNoticeFd(child_), F_DUPFD_CLOEXEC, 0)),
       report_(executor),
       egress_(executor),
       kill_timer_(executor),

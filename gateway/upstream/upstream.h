@@ -68,9 +68,14 @@ boost::asio::awaitable<void> waitWhileHeld(boost::asio::any_io_executor executor
                                            const std::function<bool()>& hold,
                                            const std::function<bool()>& reading);
 
+// From now on, every ChildUpstream of this process is started by the
+// privileged spawner listening on `socket_path` (sandbox/spawner_client.h),
+// by server name, instead of by sandbox::spawn here. Call before serving.
+void startServersThrough(std::string socket_path);
+
 // One MCP server child process speaking newline-delimited JSON-RPC: started
-// through sandbox::spawn, supervised through its pidfd, stopped with stdin
-// closed + SIGTERM, then SIGKILL after a grace period.
+// through sandbox::spawn (or the spawner), supervised through its pidfd,
+// stopped with stdin closed + SIGTERM, then SIGKILL after a grace period.
 class ChildUpstream final : public Upstream, public std::enable_shared_from_this<ChildUpstream> {
  public:
   [[nodiscard]] static std::expected<std::shared_ptr<Upstream>, std::string> start(

@@ -319,7 +319,8 @@ HttpResponse StreamingRequest::finish(std::chrono::milliseconds timeout) {
   return parseResponse(raw_);
 }
 
-Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env) {
+Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env,
+                 const Launch& launch) {
   // Tool pins live in state_dir: each gateway of a test gets its own, so no
   // test sees pins another run (or another version of the test server) left.
   const bool has_state_dir = config_yaml.starts_with("state_dir:") ||
@@ -329,6 +330,18 @@ Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>&
       has_state_dir ? config_yaml : config_yaml + "\nstate_dir: " + dir_.path() + "/state\n");
   log_path_ = dir_.path() + "/gateway.log";
   std::string bin = mcpgateBinary();
+  if (launch.dir_owner) {
+    for (const auto& entry : fs::recursive_directory_iterator(dir_.path())) {
+      (void)!::chown(entry.path().c_str(), *launch.dir_owner, *launch.dir_owner);
+    }
+    (void)!::chown(dir_.path().c_str(), *launch.dir_owner, *launch.dir_owner);
+  }
+  std::vector<std::string> argv_strings = launch.wrapper;
+  argv_strings.insert(argv_strings.end(), {bin, "serve", "-c", config});
+  argv_strings.insert(argv_strings.end(), launch.serve_args.begin(), launch.serve_args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ == 0) {
     int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -337,7 +350,7 @@ Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>&
     ::dup2(null, STDIN_FILENO);
     ::dup2(null, STDOUT_FILENO);
     for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
-    ::execl(bin.c_str(), bin.c_str(), "serve", "-c", config.c_str(), nullptr);
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   // A gateway that compiles the shipped packs without a cache (about 2 s of CPU) takes several

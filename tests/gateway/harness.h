@@ -110,12 +110,22 @@ json toolCall(int id, const std::string& tool, const json& arguments = json::obj
 json initializeRequest(const std::string& protocol_version = "2025-06-18");
 std::string text(const json& response);
 
+// How a Gateway is started beyond its config: a command it runs under
+// (setpriv to drop root), arguments after `serve -c FILE`, and the user its
+// directory is given to first (a gateway that runs as that user writes there).
+struct Launch {
+  std::vector<std::string> wrapper;
+  std::vector<std::string> serve_args;
+  std::optional<uid_t> dir_owner;
+};
+
 class Gateway {
  public:
   // Writes `config_yaml` (which should say `listen: 127.0.0.1:0`, or 0.0.0.0:0
   // with auth; requests go to 127.0.0.1) and starts
   // `mcpgate serve` with extra environment variables.
-  explicit Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env = {});
+  explicit Gateway(const std::string& config_yaml, const std::vector<std::string>& extra_env = {},
+                   const Launch& launch = {});
   ~Gateway();
 
   [[nodiscard]] int port() const { return port_; }
