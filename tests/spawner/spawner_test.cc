@@ -3,6 +3,7 @@
 // every sandboxed server through the spawner, by name. All as real processes;
 // every address is loopback.
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +25,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sandbox/spawn.h"
@@ -266,6 +269,85 @@ TEST_F(SpawnerTest, AGatewayThatDiesTakesItsServersWithIt) {
   ASSERT_TRUE(waitUntil([&] { return descendants(spawner.pid()).size() >= 3; }, 10s));
   ::kill(gateway.pid(), SIGKILL);
   EXPECT_TRUE(waitUntil([&] { return descendants(spawner.pid()).empty(); }, 10s)) << spawner.log();
+}
+
+// A listener on 127.0.0.1:<port 0> that answers every request with `body`.
+class LoopbackHttp {
+ public:
+  explicit LoopbackHttp(std::string body) : body_(std::move(body)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      ADD_FAILURE() << "cannot listen on loopback";
+      return;
+    }
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (int c; (c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0; ::close(c)) {
+        ++connections_;
+        std::string head;
+        std::array<char, 1024> buf{};
+        for (ssize_t n; head.find("\r\n\r\n") == std::string::npos &&
+                        (n = ::read(c, buf.data(), buf.size())) > 0;) {
+          head.append(buf.data(), n);
+        }
+        const std::string reply =
+            "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body_.size()) +
+            "\r\nConnection: close\r\n\r\n" + body_;
+        (void)!::write(c, reply.data(), reply.size());
+      }
+    });
+  }
+  ~LoopbackHttp() {
+    ::shutdown(fd_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    ::close(fd_);
+  }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] int connections() const { return connections_.load(); }
+
+ private:
+  std::string body_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<int> connections_{0};
+  std::thread thread_;
+};
+
+// network: allowlist through the spawner: the sandbox's listener travels from
+// the spawner's child to the unprivileged gateway, whose proxy decides.
+TEST_F(SpawnerTest, AnAllowlistServerGoesOutThroughTheUnprivilegedGatewaysProxy) {
+  TempDir state;
+  ::chown(state.path().c_str(), kGatewayUid, kGatewayUid);
+  LoopbackHttp allowed("reached-the-allowed-listener");
+  LoopbackHttp other("must-never-be-reached");
+  const std::string yaml =
+      "listen: 127.0.0.1:0\nstate_dir: " + state.path() +
+      "\nservers:\n  eg:\n    command: node\n    args: [/opt/mcpgate-tests/egress_client.mjs]\n"
+      "    sandbox:\n      binds: [{src: " +
+      sourceDir() +
+      "/tests/servers, dst: /opt/mcpgate-tests}]\n      network: allowlist\n"
+      "      allow: [\"127.0.0.1:" +
+      std::to_string(allowed.port()) +
+      "\"]\nsession: {idle_timeout: 60s, grace: 2s, request_timeout: 40s}\n";
+  Spawner spawner(yaml);
+  Gateway gateway(yaml, {}, unprivileged(spawner));
+  const std::string session = gateway.initialize("eg");
+  ASSERT_FALSE(session.empty()) << gateway.log();
+  const auto fetch = [&](int port, int id) {
+    return text(gateway.callTool(
+        "eg", session, "fetch",
+        {{"client", "curl"}, {"url", "http://127.0.0.1:" + std::to_string(port) + "/"}}, id));
+  };
+  EXPECT_EQ(fetch(allowed.port(), 11), "status 200 reached-the-allowed-listener") << gateway.log();
+  EXPECT_TRUE(fetch(other.port(), 12).starts_with("status 403 mcpgate egress:"));
+  EXPECT_EQ(allowed.connections(), 1);
+  EXPECT_EQ(other.connections(), 0);
+  EXPECT_EQ(logEntries(gateway.log(), "egress allowed").size(), 1u) << gateway.log();
 }
 
 TEST_F(SpawnerTest, RefusesOtherUsersUnknownNamesAndAnythingButAName) {
