@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "gateway/cli/serve_common.h"
 #include "gateway/observe/log.h"
 #include "gateway/upstream/spawn_spec.h"
 #include "sandbox/fd_passing.h"
@@ -42,6 +43,10 @@ constexpr std::size_t kMaxConnections = 4096;
 // One gateway connection: the handle of at most one server process.
 struct Connection {
   UniqueFd fd;
+  // Set for a peer that is not the gateway: its first request gets this
+  // answer. (Closing before reading its request would reset the connection
+  // and the peer would learn nothing.)
+  std::string refusal;
   pid_t pid = -1;  // the sandbox supervisor, once started
   UniqueFd pidfd;
   std::string server;
@@ -126,9 +131,8 @@ void Spawner::accept() {
   c.fd = std::move(fd);
   if (::getsockopt(c.fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 ||
       peer.uid != options_.gateway_uid) {
-    refuse(c, "this spawner serves uid " + std::to_string(options_.gateway_uid) + " only, not " +
-                  std::to_string(peer.uid));
-    return;
+    c.refusal = "this spawner serves uid " + std::to_string(options_.gateway_uid) + " only, not " +
+                std::to_string(peer.uid);
   }
   if (connections_.size() >= kMaxConnections) {
     refuse(c, "too many server processes (" + std::to_string(kMaxConnections) + ")");
@@ -147,6 +151,10 @@ bool Spawner::onRequest(Connection& c) {
     return false;
   }
   const std::string_view request(buffer.data(), static_cast<std::size_t>(n));
+  if (!c.refusal.empty()) {
+    refuse(c, c.refusal);
+    return false;
+  }
   if (c.pid < 0) {
     if (!request.starts_with(wire::kStart)) {
       refuse(c, "the first request must be: start NAME");
@@ -310,6 +318,7 @@ int serve(const Options& options) {
     return 1;
   }
   (void)log::setLevel((*config)->log_level);
+  gateway::warnAboutUnenforceableLayers(**config);
   sigset_t set;
   sigemptyset(&set);
   for (int sig : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&set, sig);

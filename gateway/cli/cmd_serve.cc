@@ -124,6 +124,7 @@ int runServe(Args args) {
   // With a spawner, server secrets are its business: this process never
   // decrypts them and needs no key (the servers' env is built by the spawner).
   const config::LoadOptions load_options{.resolve_secrets = spawner.empty()};
+  if (!spawner.empty()) startServersThrough(spawner);
   auto loaded = loadForServing(config_path, load_options);
   if (!loaded) return 1;
   auto config = *loaded;
@@ -165,7 +166,6 @@ int runServe(Args args) {
     return 1;
   }
 
-  if (!spawner.empty()) startServersThrough(spawner);
   ::signal(SIGPIPE, SIG_IGN);  // a dead child's pipe must not kill the gateway
   raiseOpenFileLimit();
   IoPool pool(workers);

@@ -6,6 +6,7 @@
 #include "common/loopback.h"
 #include "gateway/observe/log.h"
 #include "gateway/upstream/package_cache.h"
+#include "gateway/upstream/upstream.h"
 #include "sandbox/probe.h"
 
 namespace mcpgate::gateway {
@@ -30,7 +31,9 @@ void announceServers(const config::Config& config) {
       log::warn("server cannot start yet", {{"server", name}, {"reason", installed.error()}});
     }
   }
-  warnAboutUnenforceableLayers(config);
+  // With a spawner, what the sandbox can enforce is the spawner's to say (it
+  // does at startup): this process's lack of privilege is not the servers'.
+  if (!startsServersThroughSpawner()) warnAboutUnenforceableLayers(config);
 }
 
 // Said once at startup, so an operator learns before the first client does

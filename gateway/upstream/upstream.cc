@@ -47,6 +47,7 @@ std::string& spawnerSocket() {
 }  // namespace
 
 void startServersThrough(std::string socket_path) { spawnerSocket() = std::move(socket_path); }
+bool startsServersThroughSpawner() { return !spawnerSocket().empty(); }
 
 std::expected<std::shared_ptr<Upstream>, std::string> ChildUpstream::start(
     asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,

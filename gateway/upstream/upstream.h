@@ -72,6 +72,7 @@ boost::asio::awaitable<void> waitWhileHeld(boost::asio::any_io_executor executor
 // privileged spawner listening on `socket_path` (sandbox/spawner_client.h),
 // by server name, instead of by sandbox::spawn here. Call before serving.
 void startServersThrough(std::string socket_path);
+[[nodiscard]] bool startsServersThroughSpawner();
 
 // One MCP server child process speaking newline-delimited JSON-RPC: started
 // through sandbox::spawn (or the spawner), supervised through its pidfd,
