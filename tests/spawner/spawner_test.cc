@@ -112,6 +112,30 @@ std::string asUser(uid_t uid, const std::function<std::string()>& body) {
   return result;
 }
 
+// Requests in turn on one fresh connection, and the spawner's answers joined
+// with " | " (or why none came).
+std::string askAll(uid_t uid, const std::string& socket_path,
+                   const std::vector<std::string>& requests) {
+  return asUser(uid, [&]() -> std::string {
+    const int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
+      return std::string("connect: ") + ::strerrorname_np(errno);
+    timeval timeout{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    std::string answers;
+    for (const std::string& request : requests) {
+      (void)!::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+      std::array<char, 512> reply{};
+      const ssize_t n = ::recv(fd, reply.data(), reply.size(), 0);  // descriptors are dropped
+      answers += (answers.empty() ? "" : " | ") + (n > 0 ? std::string(reply.data(), n) : "EOF");
+    }
+    return answers;
+  });
+}
+
 // One request on a fresh connection, and the spawner's answer (or why none came).
 std::string ask(uid_t uid, const std::string& socket_path, const std::string& request) {
   return asUser(uid, [&]() -> std::string {
@@ -386,11 +410,17 @@ TEST_F(SpawnerTest, RefusesOtherUsersUnknownNamesAndAnythingButAName) {
   EXPECT_EQ(ask(kGatewayUid, sock, "signal 9"), "refused the first request must be: start NAME");
   EXPECT_EQ(ask(kGatewayUid, sock, "spawn /bin/sh"),
             "refused the first request must be: start NAME");
+  EXPECT_EQ(ask(kGatewayUid, sock, "start " + std::string(600, 'a')), "refused request too long");
   // Nothing of the above started a process; the control does.
   EXPECT_EQ(spawner.log().find("spawner started a server"), std::string::npos) << spawner.log();
   const std::string started = ask(kGatewayUid, sock, "start test");
   EXPECT_TRUE(started.starts_with("started ")) << started;
   EXPECT_TRUE(started.ends_with(" pioer")) << started;  // pidfd, stdio, the report channel
+  // Once started, only SIGTERM and SIGKILL: anything else ends the process.
+  const std::string hangup = askAll(kGatewayUid, sock, {"start test", "signal 1", "signal 15"});
+  EXPECT_TRUE(hangup.ends_with(" pioer | refused only SIGTERM and SIGKILL are sent | EOF"))
+      << hangup;
+  EXPECT_TRUE(waitUntil([&] { return descendants(spawner.pid()).empty(); }, 10s)) << spawner.log();
 }
 
 // The sandbox holds for a server the spawner starts as it does for one the
