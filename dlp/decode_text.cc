@@ -111,24 +111,47 @@ std::optional<MappedText> decodeSpaced(std::string_view text) {
   const auto isChar = [&](std::size_t at) { return (cls(at) & kSpacedChar) != 0; };
   const auto isSep = [&](std::size_t at) { return (cls(at) & kSpacedSep) != 0; };
   std::optional<MappedText> out;
-  // Inside a run no two neighbouring bytes are both non-separators, and a run spans at least
-  // 2 * kMinSpacedChars - 1 bytes, so it holds a whole 16-byte block and the byte after it with no
-  // such pair. Blocks with one are skipped whole; the exact search starts a block before the first
-  // block without one (the run's start lies after the previous block's last such pair).
+  // Inside a run no two neighbouring bytes are both non-separators, no four are all blanks
+  // (spaces and tabs only come from a separator, which is one to three bytes, and a run's
+  // characters are never blank), and every byte is a separator or a character (no line break,
+  // no control or non-ASCII byte). A run spans at least 2 * kMinSpacedChars - 1 bytes, so
+  // it holds a whole 16-byte block and the byte after it. Blocks that break one of these rules
+  // (in code: word pairs, indentation, line breaks) are skipped whole; the exact search starts a
+  // block before the first block that breaks none (the run's start lies after the previous block).
   static_assert(2 * kMinSpacedChars - 1 >= 2 * 16 - 1);
+#if defined(__SSE2__)
+  const __m128i kc[] = {_mm_set1_epi8(' '), _mm_set1_epi8('\t'), _mm_set1_epi8('.'),
+                        _mm_set1_epi8(','), _mm_set1_epi8('-'),  _mm_set1_epi8('|'),
+                        _mm_set1_epi8(':'), _mm_set1_epi8('_'),  _mm_set1_epi8('!'),
+                        _mm_set1_epi8(0x7F)};
+#endif
   const auto blocked = [&](std::size_t b) {
-    unsigned seps = isSep(b + 16) ? 1U << 16 : 0U;
+    const std::uint8_t last = cls(b + 16);
+    if (last == 0) return true;
+    unsigned seps = (last & kSpacedSep) != 0 ? 1U << 16 : 0U;
+    unsigned other = 0;
+    unsigned blanks = (text[b + 16] == ' ' || text[b + 16] == '\t') ? 1U << 16 : 0U;
 #if defined(__SSE2__)
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + b));
-    __m128i m = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
-    for (const char c : {'.', ',', '-', '|', ':', '_', '\t'}) {
-      m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
-    }
-    seps |= static_cast<unsigned>(_mm_movemask_epi8(m));
+    const auto eq = [&v](const __m128i& c) { return _mm_cmpeq_epi8(v, c); };
+    const __m128i blank = _mm_or_si128(eq(kc[0]), eq(kc[1]));
+    const __m128i sep = _mm_or_si128(
+        _mm_or_si128(_mm_or_si128(blank, eq(kc[2])), _mm_or_si128(eq(kc[3]), eq(kc[4]))),
+        _mm_or_si128(_mm_or_si128(eq(kc[5]), eq(kc[6])), eq(kc[7])));
+    // Below '!' (signed: non-ASCII bytes too) or DEL, and no separator: neither class.
+    const __m128i low = _mm_or_si128(_mm_cmplt_epi8(v, kc[8]), eq(kc[9]));
+    seps |= static_cast<unsigned>(_mm_movemask_epi8(sep));
+    blanks |= static_cast<unsigned>(_mm_movemask_epi8(blank));
+    other = static_cast<unsigned>(_mm_movemask_epi8(_mm_andnot_si128(sep, low)));
 #else
-    for (std::size_t k = 0; k < 16; ++k) seps |= (isSep(b + k) ? 1U : 0U) << k;
+    for (std::size_t k = 0; k < 16; ++k) {
+      seps |= (isSep(b + k) ? 1U : 0U) << k;
+      other |= (cls(b + k) == 0 ? 1U : 0U) << k;
+      blanks |= (text[b + k] == ' ' || text[b + k] == '\t' ? 1U : 0U) << k;
+    }
 #endif
-    return (~seps & ~(seps >> 1) & 0xFFFFU) != 0;
+    const unsigned four_blanks = blanks & (blanks >> 1) & (blanks >> 2) & (blanks >> 3);
+    return other != 0 || (~seps & ~(seps >> 1) & 0xFFFFU) != 0 || four_blanks != 0;
   };
   std::size_t exact_end = 0;  // the exact search runs up to here
   for (std::size_t i = 0; i + 2 < text.size();) {

@@ -320,6 +320,27 @@ TEST(Spaced, JoinsLetterSpacedRunsOnly) {
   EXPECT_FALSE(decodeSpaced("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18"));
 }
 
+// The search skips 16-byte blocks that no run can hold (word pairs, indentation, line breaks):
+// a run of the shortest length is still found at every alignment between such blocks, also
+// when its characters are separator bytes themselves (`_` between " - ").
+TEST(Spaced, ShortestRunIsFoundAtEveryAlignmentAmidCode) {
+  const std::string token = "sk_live_Xa1B2c3D";  // kMinSpacedChars characters
+  ASSERT_EQ(token.size(), kMinSpacedChars);
+  for (const char* sep : {" ", " - ", ". "}) {
+    std::string run;
+    for (const char c : token) run += std::string(1, c) + sep;
+    run.resize(run.size() - std::string_view(sep).size());
+    for (std::size_t pad = 0; pad < 32; ++pad) {
+      for (const char* after : {"\n", "\n        return x;\n", "", "\tend"}) {
+        const std::string text = "def f():\n" + std::string(pad, ' ') + run + after;
+        const auto joined = decodeSpaced(text);
+        ASSERT_TRUE(joined) << "pad " << pad << " sep '" << sep << "'";
+        EXPECT_EQ(joined->text, token) << "pad " << pad << " sep '" << sep << "'";
+      }
+    }
+  }
+}
+
 TEST(FailClosedScan, SpacedHtmlAndBase32SecretsAreFoundAndMapped) {
   const Scanner s(testing::shippedRules());
   std::string spaced, html;
