@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "gateway/mcp/era.h"
 #include "sandbox/policy.h"
 
 namespace mcpgate::dlp {
@@ -66,6 +67,12 @@ struct ServerConfig {
   // binds replace a global bind with the same dst, env a global variable with
   // the same name, otherwise they add). commands and on_unavailable are global.
   sandbox::SandboxPolicy sandbox;
+  // `protocol: auto | legacy | modern`: the MCP era the server speaks. auto
+  // (the default) detects it (stdio: a server/discover probe, then
+  // initialize; HTTP: a modern request, then legacy on a 400 without a modern
+  // error body) and caches the answer per process or origin; legacy and modern
+  // skip the detection.
+  gateway::EraChoice protocol = gateway::EraChoice::kAuto;
 };
 
 struct SessionConfig {

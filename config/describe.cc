@@ -14,6 +14,7 @@
 #include "config/policy_section.h"
 #include "config/remote_section.h"
 #include "config/sandbox_section.h"
+#include "config/server_section.h"
 #include "config/units.h"
 #include "config/yaml_support.h"
 
@@ -25,6 +26,7 @@ void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig&
   out << YAML::Key << name << YAML::Value << YAML::BeginMap;
   if (server.remote) {
     emitRemoteServer(out, *server.remote);
+    out << YAML::Key << "protocol" << YAML::Value << std::string(protocolChoiceName(server.protocol));
     out << YAML::EndMap;
     return;
   }
@@ -37,6 +39,7 @@ void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig&
   out << YAML::Key << "cwd" << YAML::Value << server.cwd;
   out << YAML::Key << "sandbox" << YAML::Value;
   emitServerSandbox(out, name, server.sandbox);
+  out << YAML::Key << "protocol" << YAML::Value << std::string(protocolChoiceName(server.protocol));
   out << YAML::EndMap;
 }
 

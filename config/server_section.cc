@@ -116,6 +116,8 @@ class ServerLoader : private detail::Reader {
         done = loadEnv(item, item_path, server.env);
       } else if (item.key == "cwd") {
         done = loadCwd(item, item_path, server);
+      } else if (!client_format && item.key == "protocol") {
+        done = loadProtocol(item, item_path, server);
       } else if (item.key == "sandbox") {
         auto settings = loadSandboxSection(*this, item, item_path, /*global=*/false);
         if (settings) {
@@ -138,7 +140,7 @@ class ServerLoader : private detail::Reader {
       } else {
         done = unknownKey(item, "in " + path,
                           {"command", "args", "env", "cwd", "sandbox", "url", "headers", "tls",
-                           "connect_timeout", "allow_insecure_http"});
+                           "connect_timeout", "allow_insecure_http", "protocol"});
       }
       if (!done) return std::unexpected(done.error());
       if (item.key == "args" || item.key == "env" || item.key == "cwd" || item.key == "sandbox") {
@@ -195,6 +197,19 @@ class ServerLoader : private detail::Reader {
     return {};
   }
 
+  [[nodiscard]] std::expected<void, Error> loadProtocol(const Entry& e, const std::string& path,
+                                                        ServerConfig& server) const {
+    auto word = scalar(e, path, "auto, legacy or modern");
+    if (!word) return std::unexpected(word.error());
+    auto choice = parseProtocolChoice(*word);
+    if (!choice) {
+      return fail(e.line(), path + " must be auto, legacy or modern (the MCP era the server "
+                                   "speaks), not '" + *word + "'");
+    }
+    server.protocol = *choice;
+    return {};
+  }
+
   [[nodiscard]] std::expected<void, Error> loadCwd(const Entry& e, const std::string& path,
                                                    ServerConfig& server) const {
     auto text = scalar(e, path, "a string");
@@ -227,6 +242,22 @@ class ServerLoader : private detail::Reader {
 };
 
 }  // namespace
+
+std::optional<gateway::EraChoice> parseProtocolChoice(std::string_view word) {
+  if (word == "auto") return gateway::EraChoice::kAuto;
+  if (word == "legacy") return gateway::EraChoice::kLegacy;
+  if (word == "modern") return gateway::EraChoice::kModern;
+  return std::nullopt;
+}
+
+std::string_view protocolChoiceName(gateway::EraChoice choice) {
+  switch (choice) {
+    case gateway::EraChoice::kLegacy: return "legacy";
+    case gateway::EraChoice::kModern: return "modern";
+    case gateway::EraChoice::kAuto: break;
+  }
+  return "auto";
+}
 
 std::expected<void, Error> loadServersSection(const detail::Reader& reader, const Entry& e,
                                               bool client_format,

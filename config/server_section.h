@@ -6,13 +6,19 @@
 
 #include <expected>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "config/config.h"
 #include "config/sandbox_section.h"
 #include "config/yaml_support.h"
 
 namespace mcpgate::config {
+
+// The words of a server's `protocol:` key: auto, legacy, modern.
+[[nodiscard]] std::optional<gateway::EraChoice> parseProtocolChoice(std::string_view word);
+[[nodiscard]] std::string_view protocolChoiceName(gateway::EraChoice choice);
 
 // `client_format`: the clients' JSON format (`type`, `disabled`, keys the
 // gateway ignores, ${env:NAME} and the refusal of ${input:ID} in args).

@@ -243,6 +243,52 @@ TEST_F(LoadConfigTest, DescribeShowsEffectiveConfigWithoutEnvValues) {
   EXPECT_EQ(again->servers.at("gh").args, config->servers.at("gh").args);
 }
 
+// `protocol:` says which MCP era a server speaks; auto (detect) when absent.
+TEST_F(LoadConfigTest, ServerProtocolChoosesTheEra) {
+  auto config = load(
+      "servers:\n  a:\n    command: node\n  l:\n    command: node\n    protocol: legacy\n"
+      "  m:\n    command: node\n    protocol: modern\n  x:\n    command: node\n"
+      "    protocol: auto\n  r:\n    url: https://example.test/mcp\n    protocol: modern\n");
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->servers.at("a").protocol, gateway::EraChoice::kAuto);
+  EXPECT_EQ(config->servers.at("l").protocol, gateway::EraChoice::kLegacy);
+  EXPECT_EQ(config->servers.at("m").protocol, gateway::EraChoice::kModern);
+  EXPECT_EQ(config->servers.at("x").protocol, gateway::EraChoice::kAuto);
+  EXPECT_EQ(config->servers.at("r").protocol, gateway::EraChoice::kModern);
+
+  // `config check` shows every server's choice, and reads back the same.
+  const std::string text = describeConfig(*config);
+  EXPECT_NE(text.find("  a:\n"), std::string::npos) << text;
+  for (const auto& [name, word] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "auto"}, {"l", "legacy"}, {"m", "modern"}, {"r", "modern"}}) {
+    const std::size_t at = text.find("\n  " + name + ":\n");
+    ASSERT_NE(at, std::string::npos) << text;
+    // The server's block ends at the next line indented by two or fewer spaces.
+    std::size_t end = at + 1;
+    while ((end = text.find('\n', end + 1)) != std::string::npos &&
+           text.compare(end + 1, 4, "    ") == 0) {
+    }
+    const std::string block = text.substr(at, end == std::string::npos ? end : end - at);
+    EXPECT_NE(block.find("    protocol: " + word), std::string::npos) << name << ":" << block;
+  }
+  auto again = load(text, "described.yaml");
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->servers.at("l").protocol, gateway::EraChoice::kLegacy);
+  EXPECT_EQ(again->servers.at("r").protocol, gateway::EraChoice::kModern);
+}
+
+TEST_F(LoadConfigTest, ServerProtocolRejectsOtherWords) {
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    protocol: 2026-07-28\n"),
+            at(4, "servers.x.protocol must be auto, legacy or modern (the MCP era the server "
+                  "speaks), not '2026-07-28'"));
+  EXPECT_EQ(errorOf("servers:\n  x:\n    command: node\n    protocol: [modern]\n"),
+            at(4, "servers.x.protocol must be auto, legacy or modern"));
+  // Not a key of the clients' JSON formats: they would not know it either.
+  EXPECT_EQ(
+      errorOf("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"protocol\": \"modern\"}}}\n", "c.json"),
+      at(1, "unknown key 'protocol' in mcpServers.a", "c.json"));
+}
+
 TEST_F(LoadConfigTest, DescribeListsExplicitOrigins) {
   auto config = load(std::string("allowed_origins: ['*']\nlisten: '[::1]:0'\n") + kMinimal);
   ASSERT_NE(config, nullptr);
