@@ -13,6 +13,7 @@
 #include "gateway/upstream/remote_upstream.h"
 #include "gateway/upstream/egress_link.h"
 #include "gateway/upstream/spawn_spec.h"
+#include "gateway/upstream/era_bridge.h"
 #include "gateway/upstream/upstream.h"
 
 namespace mcpgate::gateway {
@@ -155,7 +156,14 @@ std::expected<void, std::string> Session::start() {
     }
     const auto spec = spawnSpecFor(*config_, server_);
     if (!spec) return std::unexpected(spec.error());
-    return ChildUpstream::start(strand_, *spec, options, std::move(callbacks));
+    // Between the two: the era of the server, and the bridge when a legacy
+    // client meets a modern server (upstream/era_bridge.h).
+    return EraBridge::start(strand_, server_.protocol, server_.name,
+                            config_->limits.max_json_depth, std::move(callbacks),
+                            [&](Upstream::Callbacks inner) {
+                              return ChildUpstream::start(strand_, *spec, options,
+                                                          std::move(inner));
+                            });
   }();
   if (!upstream) return std::unexpected(upstream.error());
   upstream_ = std::move(*upstream);

@@ -1,0 +1,366 @@
+#include "gateway/upstream/era_bridge.h"
+
+#include <utility>
+
+#include "gateway/bridge/era_probe.h"
+#include "gateway/mcp/jsonrpc.h"
+#include "gateway/observe/log.h"
+
+namespace mcpgate::gateway {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kGatewayVersion = "bridge";
+
+}  // namespace
+
+std::expected<std::shared_ptr<Upstream>, std::string> EraBridge::start(
+    boost::asio::any_io_executor executor, EraChoice choice, std::string server,
+    std::uint32_t max_depth, Callbacks outer, const StartInner& start_inner) {
+  auto bridge =
+      std::make_shared<EraBridge>(executor, choice, std::move(server), max_depth, std::move(outer));
+  std::weak_ptr<EraBridge> weak = bridge;
+  Callbacks inner{[weak](std::string line) {
+                    if (auto self = weak.lock()) self->fromServer(std::move(line));
+                  },
+                  // Not through the bridge: the session may have dropped it by the time
+                  // the process is reaped, and the reap must still be reported.
+                  [on_exit = bridge->outer_.on_exit](const std::string& status,
+                                                     const std::string& stopped_because) {
+                    if (on_exit) on_exit(status, stopped_because);
+                  },
+                  [weak] {
+                    auto self = weak.lock();
+                    return self && self->outer_.hold && self->outer_.hold();
+                  }};
+  auto started = start_inner(std::move(inner));
+  if (!started) return std::unexpected(started.error());
+  bridge->inner_ = std::move(*started);
+  return bridge;
+}
+
+EraBridge::EraBridge(boost::asio::any_io_executor executor, EraChoice choice, std::string server,
+                     std::uint32_t max_depth, Callbacks outer)
+    : executor_(executor),
+      choice_(choice),
+      server_(std::move(server)),
+      max_depth_(max_depth),
+      outer_(std::move(outer)),
+      probe_timer_(executor) {}
+
+void EraBridge::terminate(std::string why) {
+  probe_timer_.cancel();
+  if (inner_) inner_->terminate(std::move(why));
+}
+
+void EraBridge::send(std::string message) {
+  switch (state_) {
+    case State::kPassThrough:
+      inner_->send(std::move(message));
+      return;
+    case State::kProbing:
+      // The client waits for initialize's answer; anything it sends meanwhile
+      // (bounded: the session's own limits let little through) waits too.
+      held_.push_back(std::move(message));
+      return;
+    case State::kModern: {
+      auto parsed = jsonrpc::parse(message, max_depth_);
+      if (!parsed || parsed->is_array()) return;  // the session parsed it already
+      fromClientModern(std::move(*parsed));
+      return;
+    }
+    case State::kFirst:
+      break;
+  }
+  auto parsed = jsonrpc::parse(message, max_depth_);
+  const bool initialize = parsed && parsed->is_object() &&
+                          jsonrpc::classify(*parsed) == jsonrpc::Kind::kRequest &&
+                          (*parsed)["method"] == "initialize";
+  if (!initialize || choice_ == EraChoice::kLegacy) {
+    // A modern client's lane (it probes for itself), or a server the config
+    // says is legacy: the session speaks to the server as it is.
+    becomePassThrough();
+    inner_->send(std::move(message));
+    return;
+  }
+  state_ = State::kProbing;
+  initialize_ = std::move(*parsed);
+  probe_id_ = "mcpgate-probe-" + std::to_string(next_id_++);
+  inner_->send(jsonrpc::serialize(bridge::discoverRequest(probe_id_, kGatewayVersion)));
+  probe_timer_.expires_after(kProbeTimeout);
+  probe_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->probeTimedOut();
+  });
+}
+
+void EraBridge::fromServer(std::string line) {
+  if (state_ == State::kPassThrough || state_ == State::kFirst) {
+    outer_.on_message(std::move(line));
+    return;
+  }
+  auto parsed = jsonrpc::parse(line, max_depth_);
+  if (!parsed || parsed->is_array()) {
+    outer_.on_message(std::move(line));  // the session says what is wrong with it
+    return;
+  }
+  json& message = *parsed;
+  const jsonrpc::Kind kind = jsonrpc::classify(message);
+  if (state_ == State::kProbing) {
+    if (kind == jsonrpc::Kind::kResponse && message["id"] == probe_id_) {
+      probeAnswered(message);
+    } else {
+      outer_.on_message(std::move(line));  // a log line of a legacy server, say
+    }
+    return;
+  }
+  fromServerModern(std::move(message));
+}
+
+void EraBridge::probeAnswered(const json& response) {
+  probe_timer_.cancel();
+  bridge::ProbeOutcome outcome{bridge::ProbeOutcome::Kind::kResponse, response, 0, {}, {}};
+  auto verdict = bridge::decideEra(choice_, bridge::ProbeTransport::kStdio, outcome);
+  if (!verdict) {
+    log::warn("server era", {{"server", server_}, {"error", verdict.error()}});
+    const json id = initialize_["id"];
+    state_ = State::kPassThrough;
+    held_.clear();
+    toClientError(id, jsonrpc::kUpstreamError, verdict.error());
+    return;
+  }
+  if (verdict->era == Era::kModern) {
+    becomeModern(verdict->discover, verdict->version);
+  } else {
+    becomePassThrough();
+  }
+}
+
+void EraBridge::probeTimedOut() {
+  if (state_ != State::kProbing) return;
+  bridge::ProbeOutcome outcome{
+      bridge::ProbeOutcome::Kind::kNoAnswer,
+      nullptr,
+      0,
+      {},
+      "no answer to server/discover in " + std::to_string(kProbeTimeout.count()) + " ms"};
+  auto verdict = bridge::decideEra(choice_, bridge::ProbeTransport::kStdio, outcome);
+  if (!verdict) {
+    const json id = initialize_["id"];
+    state_ = State::kPassThrough;
+    held_.clear();
+    toClientError(id, jsonrpc::kUpstreamError, verdict.error());
+    return;
+  }
+  becomePassThrough();
+}
+
+void EraBridge::becomePassThrough() {
+  const bool probed = state_ == State::kProbing;
+  state_ = State::kPassThrough;
+  if (!probed) return;
+  log::debug("server era", {{"server", server_}, {"era", "legacy"}});
+  inner_->send(jsonrpc::serialize(initialize_));
+  initialize_ = nullptr;
+  while (!held_.empty()) {
+    inner_->send(std::move(held_.front()));
+    held_.pop_front();
+  }
+}
+
+void EraBridge::becomeModern(const json& discover, std::string version) {
+  state_ = State::kModern;
+  log::info(
+      "server era",
+      {{"server", server_}, {"era", "modern"}, {"version", version}, {"bridged", "legacy client"}});
+  const json params = initialize_.value("params", json::object());
+  envelope_ = bridge::envelopeFrom(params, std::move(version));
+  server_capabilities_ = discover.value("capabilities", json::object());
+  json result = bridge::initializeResult(discover, params.value("protocolVersion", ""));
+  json answer = {{"jsonrpc", "2.0"}, {"id", initialize_["id"]}, {"result", std::move(result)}};
+  initialize_ = nullptr;
+  toClient(answer);
+  std::deque<std::string> held = std::move(held_);
+  for (auto& line : held) send(std::move(line));
+}
+
+void EraBridge::toClient(const json& message) { outer_.on_message(jsonrpc::serialize(message)); }
+
+void EraBridge::toClientError(const json& id, int code, const std::string& message) {
+  outer_.on_message(jsonrpc::errorResponse(id, code, message));
+}
+
+void EraBridge::sendUpstream(const json& message) { inner_->send(jsonrpc::serialize(message)); }
+
+void EraBridge::fromClientModern(json message) {
+  switch (jsonrpc::classify(message)) {
+    case jsonrpc::Kind::kNotification: {
+      const std::string method = message.value("method", "");
+      if (method == "notifications/initialized") {
+        renewListen();  // the client is ready for list-changed notifications
+        return;
+      }
+      if (method == "notifications/cancelled") {
+        // The client names its own id; the server knows the request by ours.
+        const json params = message.value("params", json::object());
+        const json requested = params.is_object() ? params.value("requestId", json()) : json();
+        for (const auto& [key, bridged] : bridged_) {
+          if (bridged.client_id == requested) {
+            message["params"]["requestId"] = bridged.request["id"];
+            bridge::addEnvelope(message, envelope_);
+            sendUpstream(message);
+            bridged_.erase(key);
+            return;
+          }
+        }
+        return;
+      }
+      // roots/list_changed and the like: a modern server asks for roots
+      // itself (inputRequests); nothing else of a client's is sent on.
+      return;
+    }
+    case jsonrpc::Kind::kResponse: {
+      const std::string key = jsonrpc::idKey(message["id"]);
+      if (inputs_.contains(key)) clientAnswered(key, message);
+      return;
+    }
+    case jsonrpc::Kind::kRequest: {
+      if (auto local = bridge::answerLocally(message, subscriptions_, envelope_)) {
+        toClient({{"jsonrpc", "2.0"}, {"id", message["id"]}, {"result", local->result}});
+        if (local->listen_changed) renewListen();
+        return;
+      }
+      if (bridged_.size() >= kMaxBridged) {
+        toClientError(message["id"], jsonrpc::kUpstreamError,
+                      "too many requests in flight to this server");
+        return;
+      }
+      Bridged bridged;
+      bridged.client_id = message["id"];
+      message["id"] = "mcpgate-b-" + std::to_string(next_id_++);
+      bridge::addEnvelope(message, envelope_);
+      bridged.request = message;
+      const std::string upstream_key = jsonrpc::idKey(message["id"]);
+      bridged_.emplace(upstream_key, std::move(bridged));
+      sendUpstream(message);
+      return;
+    }
+    case jsonrpc::Kind::kInvalid:
+      return;
+  }
+}
+
+void EraBridge::fromServerModern(json message) {
+  switch (jsonrpc::classify(message)) {
+    case jsonrpc::Kind::kResponse: {
+      const std::string key = jsonrpc::idKey(message["id"]);
+      if (!listen_id_.empty() && key == jsonrpc::idKey(json(listen_id_))) {
+        listen_id_.clear();  // the server ended the subscription
+        return;
+      }
+      auto it = bridged_.find(key);
+      if (it == bridged_.end()) return;  // a request the client cancelled, or the probe's
+      Bridged& bridged = it->second;
+      if (bridge::isInputRequired(message)) {
+        auto round = bridge::inputRound(message["result"], envelope_);
+        if (round && ++bridged.rounds > bridge::kMaxInputRounds) {
+          round = std::unexpected("the server asked for input more than " +
+                                  std::to_string(bridge::kMaxInputRounds) + " times");
+        }
+        if (!round) {
+          log::warn("input request not relayed", {{"server", server_}, {"error", round.error()}});
+          toClientError(bridged.client_id, jsonrpc::kUpstreamError, round.error());
+          bridged_.erase(it);
+          return;
+        }
+        bridged.answers = json::object();
+        bridged.request_state = std::move(round->request_state);
+        bridged.waiting.clear();
+        for (auto& [input_key, request] : round->requests) {
+          const std::string input_id = "mcpgate-in-" + std::to_string(next_id_++);
+          bridged.waiting.emplace(jsonrpc::idKey(json(input_id)), input_key);
+          inputs_.emplace(jsonrpc::idKey(json(input_id)), key);
+          toClient(bridge::serverRequest(input_id, request));
+        }
+        if (bridged.waiting.empty()) finishRound(key);  // requestState alone: retry at once
+        return;
+      }
+      message["id"] = bridged.client_id;
+      bridge::toLegacyResponse(message);
+      bridged_.erase(it);
+      toClient(message);
+      return;
+    }
+    case jsonrpc::Kind::kNotification:
+      if (auto legacy = bridge::toLegacyNotification(std::move(message))) toClient(*legacy);
+      return;
+    case jsonrpc::Kind::kRequest:
+      // A modern server sends no requests (MRTR replaces them): refuse it so
+      // it does not wait.
+      inner_->send(jsonrpc::errorResponse(
+          message["id"], jsonrpc::kInvalidRequest,
+          "the 2026-07-28 revision has no server-to-client requests; use inputRequests"));
+      return;
+    case jsonrpc::Kind::kInvalid:
+      return;
+  }
+}
+
+void EraBridge::clientAnswered(const std::string& input_id, const json& message) {
+  auto input = inputs_.find(input_id);
+  const std::string upstream_key = input->second;
+  inputs_.erase(input);
+  auto it = bridged_.find(upstream_key);
+  if (it == bridged_.end()) return;
+  Bridged& bridged = it->second;
+  auto waiting = bridged.waiting.find(input_id);
+  if (waiting == bridged.waiting.end()) return;
+  if (message.contains("error")) {
+    // Refused by the client, or by a rule on the way: the request ends so.
+    for (const auto& [other, unused] : bridged.waiting) inputs_.erase(other);
+    const json& error = message["error"];
+    toClientError(bridged.client_id, error.value("code", jsonrpc::kUpstreamError),
+                  "the server's " + waiting->second + " input was refused: " +
+                      error.value("message", std::string("no reason given")));
+    bridged_.erase(it);
+    return;
+  }
+  bridged.answers[waiting->second] = message.value("result", json::object());
+  bridged.waiting.erase(waiting);
+  if (bridged.waiting.empty()) finishRound(upstream_key);
+}
+
+void EraBridge::finishRound(const std::string& upstream_key) {
+  auto it = bridged_.find(upstream_key);
+  if (it == bridged_.end()) return;
+  Bridged bridged = std::move(it->second);
+  bridged_.erase(it);
+  const json retry_id = "mcpgate-b-" + std::to_string(next_id_++);
+  bridged.request =
+      bridge::retryRequest(bridged.request, retry_id, bridged.answers, bridged.request_state);
+  bridged.answers = json::object();
+  const std::string key = jsonrpc::idKey(retry_id);
+  const json retry = bridged.request;
+  bridged_.emplace(key, std::move(bridged));
+  sendUpstream(retry);
+}
+
+void EraBridge::renewListen() {
+  if (!listen_id_.empty()) {
+    json cancel = {{"jsonrpc", "2.0"},
+                   {"method", "notifications/cancelled"},
+                   {"params", {{"requestId", listen_id_}, {"reason", "filter renewed"}}}};
+    bridge::addEnvelope(cancel, envelope_);
+    sendUpstream(cancel);
+    listen_id_.clear();
+  }
+  json listen = bridge::listenRequest("mcpgate-listen-" + std::to_string(next_id_++), envelope_,
+                                      server_capabilities_, subscriptions_);
+  if (listen["params"]["notifications"].empty()) return;  // nothing the server could tell
+  listen_id_ = listen["id"].get<std::string>();
+  sendUpstream(listen);
+}
+
+}  // namespace mcpgate::gateway
