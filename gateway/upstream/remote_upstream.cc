@@ -21,6 +21,7 @@
 #include "gateway/observe/log.h"
 #include "gateway/upstream/remote_connection.h"
 #include "gateway/upstream/sse_parser.h"
+#include "gateway/upstream/stream_resume.h"
 
 namespace mcpgate::gateway {
 
@@ -57,6 +58,7 @@ struct Outgoing {
   std::string method;
   bool initialize = false;
   bool initialized = false;  // notifications/initialized
+  mutable StreamResume resume;  // SEP-1699: set by the round trips that read its streams
 };
 
 Outgoing describe(std::string_view body) {
@@ -162,6 +164,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     request.prepare_payload();
     bool answered = false;
     auto failure = co_await exchange(request, outgoing, answered);
+    while (!failure && !answered && outgoing.request && outgoing.resume.pending() && !terminating_)
+      failure = co_await resume(outgoing, answered);
     if (terminating_ || reported_) co_return;
     if (failure) {
       fail(outgoing, *failure);
@@ -180,6 +184,17 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     // What waited for initialize goes out now, with the session id and
     // protocol version (or, if initialize failed, is dropped with the session).
     if (outgoing.initialize) releaseHeld();
+  }
+
+  asio::awaitable<std::optional<Failure>> resume(const Outgoing& outgoing, bool& answered) {
+    asio::steady_timer wait(executor_, outgoing.resume.delay());
+    co_await wait.async_wait(as_tuple(use_awaitable));
+    http::request<http::string_body> request{http::verb::get, remote_.target, 11};
+    prepare(request);
+    request.set(http::field::accept, "text/event-stream");
+    request.set("Last-Event-ID", outgoing.resume.take());
+    request.prepare_payload();
+    co_return co_await exchange(request, outgoing, answered);
   }
 
   void releaseHeld() {
@@ -317,8 +332,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
                                                     const Outgoing& outgoing, bool& answered,
                                                     bool& keep_alive) {
     const std::string who = "MCP server '" + options_.server + "'";
-    // A GET stream lives as long as the session; anything else is bounded.
-    if (request.method() == http::verb::get) {
+    // A GET stream lives as long as the session; anything else (a resumed one too) is bounded.
+    if (request.method() == http::verb::get && request.find("Last-Event-ID") == request.end()) {
       connection.lowest().expires_never();
     } else {
       connection.lowest().expires_after(request_timeout_);
@@ -437,6 +452,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       }
     }
     keep_alive = parser.is_done() && parser.keep_alive();
+    if (kind == Body::kSse) outgoing.resume.noteStream(sse);
     if (failure) co_return failure;
     if (kind == Body::kJson) {
       if (json::accept(body)) {

@@ -4,6 +4,7 @@
 // arrive. Pure: no I/O, so it is tested and fuzzed on its own.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,17 +44,42 @@ class SseParser {
         has_data_ = true;
         if (data_.size() > max_) return false;
       }
-      // event:, id:, retry: and comments mean nothing to the gateway.
+      // The event id and reconnection time a stream may be resumed with
+      // (2025-11-25 Streamable HTTP, resumability: a priming event carries
+      // them before the server closes a POST's stream). An id holding NUL or
+      // CR is ignored, as the SSE standard says for NUL: it becomes a header.
+      if (line_.starts_with("id:")) {
+        std::string_view value = std::string_view(line_).substr(3);
+        if (value.starts_with(' ')) value.remove_prefix(1);
+        if (value.find_first_of(std::string_view("\0\r", 2)) == std::string_view::npos) {
+          last_id_.assign(value);
+        }
+      } else if (line_.starts_with("retry:")) {
+        std::string_view value = std::string_view(line_).substr(6);
+        if (value.starts_with(' ')) value.remove_prefix(1);
+        if (!value.empty() && value.size() <= 9 &&
+            value.find_first_not_of("0123456789") == std::string_view::npos) {
+          retry_ms_ = std::stoul(std::string(value));
+        }
+      }
+      // event: and comments mean nothing to the gateway.
       line_.clear();
     }
     return true;
   }
+
+  // The last event id the stream named ("" when none), and its last retry:
+  // in milliseconds (nullopt when none).
+  [[nodiscard]] const std::string& lastEventId() const { return last_id_; }
+  [[nodiscard]] std::optional<std::size_t> retryMs() const { return retry_ms_; }
 
  private:
   std::size_t max_;
   std::string line_;
   std::string data_;
   bool has_data_ = false;
+  std::string last_id_;
+  std::optional<std::size_t> retry_ms_;
 };
 
 }  // namespace mcpgate::gateway
