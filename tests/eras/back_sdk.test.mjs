@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {after, describe, test} from 'node:test';
 
+import {Client as V2Client, StreamableHTTPClientTransport as V2Http} from '@modelcontextprotocol/client';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -47,6 +48,10 @@ function writeConfig({extra = [], protocol} = {}) {
     `    args: [${JSON.stringify(V2_SERVER_INSIDE)}, --legacy, reject]`,
     `    sandbox: {binds: [${binds}]}`,
     ...(protocol ? [`    protocol: ${protocol}`] : []),
+    '  dual:',
+    '    command: node',
+    `    args: [${JSON.stringify(V2_SERVER_INSIDE)}, --legacy, serve]`,
+    `    sandbox: {binds: [${binds}]}`,
     'session: {idle_timeout: 60s, grace: 2s}',
     `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
     ...extra,
@@ -73,6 +78,25 @@ function legacyClient() {
   return client;
 }
 
+// The v2 SDK client in its default `legacy` version negotiation: a 2025 client too.
+function v2LegacyClient() {
+  const client = new V2Client({name: 'eras-back-test-v2', version: '1.0.0'},
+      {capabilities: {sampling: {}, elicitation: {}}, versionNegotiation: {mode: 'legacy'}});
+  client.asked = [];
+  client.setRequestHandler('sampling/createMessage', async (request) => {
+    client.asked.push(request.params);
+    return {role: 'assistant', model: 'test-model',
+      content: {type: 'text', text: `model says hi to: ${request.params.messages[0].content.text}`}};
+  });
+  client.setRequestHandler('elicitation/create', async (request) => {
+    client.asked.push(request.params);
+    return {action: 'accept', content: {name: 'Ada'}};
+  });
+  client.listChanged = 0;
+  client.setNotificationHandler('notifications/tools/list_changed', () => client.listChanged++);
+  return client;
+}
+
 // The flow every legacy transport must carry to the modern-only server.
 async function flow(client) {
   assert.equal(client.getServerVersion()?.name, 'mcpgate-v2-test-server');
@@ -86,8 +110,11 @@ async function flow(client) {
       'echo: across eras');
 
   const progress = [];
-  const done = await client.callTool({name: 'progress', arguments: {steps: 4, ms: 100}}, undefined,
-      {onprogress: (p) => progress.push(p.progress)});
+  const params = {name: 'progress', arguments: {steps: 4, ms: 100}};
+  const options = {onprogress: (p) => progress.push(p.progress)};
+  // SDK v2's callTool takes its options second; SDK 1.x's third (after a result schema).
+  const done = await (client instanceof V2Client ? client.callTool(params, options)
+    : client.callTool(params, undefined, options));
   assert.equal(textOf(done), 'done 4');
   // The SDK may drop the last one when the result arrives right behind it.
   assert.ok(progress.length >= 3 && progress.every((v, i) => v === i + 1), `progress: ${progress}`);
@@ -132,6 +159,24 @@ describe('SDK 1.x client -> mcpgate -> modern-only v2 server', () => {
         await flow(client);
         assert.match(gateway.logs(), /"msg":"server era".*"era":"modern"/);
       });
+
+  test('over HTTP to the dual-era server (legacy: serve): bridged as modern too', async (t) => {
+    const gateway = await startGateway(writeConfig());
+    gateways.push(gateway);
+    const client = legacyClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url('dual'))));
+    t.after(() => client.close());
+    await flow(client);
+  });
+
+  test('the v2 SDK client in legacy mode over HTTP: the same flow', async (t) => {
+    const gateway = await startGateway(writeConfig());
+    gateways.push(gateway);
+    const client = v2LegacyClient();
+    await client.connect(new V2Http(new URL(gateway.url('modern'))));
+    t.after(() => client.close());
+    await flow(client);
+  });
 
   test('over mcpgate stdio: the same flow', async (t) => {
     const client = legacyClient();
