@@ -2,8 +2,10 @@
 // legacy mode, pinned to 2026-07-28, and in auto) x servers (server-everything,
 // 2025-era; the v2 SDK server with legacy: 'reject', modern only; and with
 // legacy: 'serve', dual-era) x transports (HTTP /mcp/<server>, mcpgate
-// stdio). Each pair lists tools, calls echo, gets progress and answers a
-// sampling request. Prints the matrix; asserts every pair the gateway is
+// stdio). Each pair lists tools, calls echo, gets progress, answers a
+// sampling request (and an elicitation, where the server asks one), has a
+// key in its arguments blocked and one in a result redacted by DLP. Prints
+// the matrix; asserts every pair the gateway is
 // meant to carry (the spec's matrix says a modern-only client and a legacy
 // server fail with each other directly, and so do a legacy client and a
 // modern-only server: through mcpgate they work).
@@ -21,12 +23,14 @@ import {StdioClientTransport as V2Stdio} from '@modelcontextprotocol/client/stdi
 import {Client as V1Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport as V1Stdio} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport as V1Http} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {CreateMessageRequestSchema} from '@modelcontextprotocol/sdk/types.js';
+import {CreateMessageRequestSchema, ElicitRequestSchema} from '@modelcontextprotocol/sdk/types.js';
 
 import {MCPGATE_BIN, SOURCE_DIR, everythingServerLines, startGateway} from '../e2e/lib.mjs';
 
 const V2_SERVER_INSIDE = '/opt/eras/servers/v2_server.mjs';
 const SAMPLED = 'sampled by the pair matrix';
+// A fake AWS access key id (the shipped aws-access-key-id rule matches it).
+const KEY = 'AKIA4YSNI2G3IITN5XVK';
 
 function writeConfig() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-eras-matrix-'));
@@ -38,9 +42,11 @@ function writeConfig() {
     `    sandbox: {binds: [${binds}]}`];
   const file = path.join(dir, 'mcpgate.yaml');
   fs.writeFileSync(file, ['listen: 127.0.0.1:0', 'servers:', ...everythingServerLines(),
+    `    env: {MATRIX_KEY: ${KEY}}`,
     ...v2('reject', 'reject'), ...v2('serve', 'serve'),
     'session: {idle_timeout: 60s, grace: 2s}',
-    `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`, ''].join('\n'));
+    `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
+    'dlp: {default_action: {request: block}}', ''].join('\n'));
   return {file, dir};
 }
 
@@ -48,11 +54,16 @@ function writeConfig() {
 const SERVERS = {
   everything: {
     echo: {name: 'echo', arguments: {message: 'pair'}, expect: 'Echo: pair'},
+    leak: {name: 'echo', arguments: {message: `key ${KEY}`}},
+    secret: {name: 'get-env', arguments: {}},
     progress: {name: 'trigger-long-running-operation', arguments: {duration: 1, steps: 3}},
     sample: {name: 'trigger-sampling-request', arguments: {prompt: 'hi', maxTokens: 10}},
   },
   reject: {
     echo: {name: 'echo', arguments: {text: 'pair'}, expect: 'echo: pair'},
+    leak: {name: 'echo', arguments: {text: `key ${KEY}`}},
+    secret: {name: 'secret', arguments: {}},
+    elicit: {name: 'elicit', arguments: {message: 'who?'}, expect: 'hello Ada'},
     progress: {name: 'progress', arguments: {steps: 3, ms: 150}},
     sample: {name: 'sample', arguments: {prompt: 'hi'}},
   },
@@ -61,9 +72,11 @@ SERVERS.serve = SERVERS.reject;
 
 const CLIENTS = {
   'sdk-1.x': () => {
-    const client = new V1Client({name: 'matrix', version: '1'}, {capabilities: {sampling: {}}});
+    const client = new V1Client({name: 'matrix', version: '1'},
+        {capabilities: {sampling: {}, elicitation: {}}});
     client.setRequestHandler(CreateMessageRequestSchema, async () =>
       ({role: 'assistant', model: 'm', content: {type: 'text', text: SAMPLED}}));
+    client.setRequestHandler(ElicitRequestSchema, async () => ({action: 'accept', content: {name: 'Ada'}}));
     return client;
   },
   'v2-legacy': () => v2Client('legacy'),
@@ -73,9 +86,10 @@ const CLIENTS = {
 
 function v2Client(mode) {
   const client = new V2Client({name: 'matrix', version: '1'},
-      {capabilities: {sampling: {}}, versionNegotiation: {mode}});
+      {capabilities: {sampling: {}, elicitation: {}}, versionNegotiation: {mode}});
   client.setRequestHandler('sampling/createMessage', async () =>
     ({role: 'assistant', model: 'm', content: {type: 'text', text: SAMPLED}}));
+  client.setRequestHandler('elicitation/create', async () => ({action: 'accept', content: {name: 'Ada'}}));
   return client;
 }
 
@@ -109,6 +123,17 @@ async function runPair(gateway, config, clientName, server, transport) {
     done.push('progress');
     assert.match(textOf(await call(spec.sample)), new RegExp(SAMPLED));
     done.push('sampling');
+    if (spec.elicit) {
+      assert.equal(textOf(await call(spec.elicit)), spec.elicit.expect);
+      done.push('elicitation');
+    }
+    await assert.rejects(call(spec.leak), (error) => error.code === -32003 &&
+        !String(error.message).includes(KEY));
+    done.push('dlp-block');
+    const secret = textOf(await call(spec.secret));
+    assert.ok(secret.includes('[REDACTED:aws-access-key-id]') && !secret.includes(KEY),
+        `not redacted: ${secret.slice(0, 200)}`);
+    done.push('dlp-redact');
     return {ok: true, done};
   } catch (error) {
     return {ok: false, done, error: String(error?.message ?? error).slice(0, 160)};
