@@ -168,5 +168,27 @@ TEST(Detector, ShippedPackCatchesPayloadsAndStaysQuietOnBenignText) {
   }
 }
 
+// A bare run of zero-width characters in a tool description scores below the threshold (no
+// instruction comes with it) but is reported on its own, low and log-only; the zero-width joiners
+// of an emoji sequence and a byte-order mark are not.
+TEST(Detector, ABareZeroWidthRunInAToolDescriptionIsALowLogFinding) {
+  const Scanner s(testing::shippedRules());
+  std::string zw;
+  for (int i = 0; i < 6; ++i) zw += "\u200b\u200c";
+  json msg = {{"tools", {{{"name", "add"}, {"description", "Adds two numbers." + zw}}}}};
+  const auto f = s.scan(msg, Direction::kResponse);
+  EXPECT_EQ(detectorFinding(f), nullptr);
+  ASSERT_EQ(f.items.size(), 1u);
+  EXPECT_EQ(f.items[0].rule->id, "obfuscation-zero-width-run");
+  EXPECT_EQ(f.items[0].rule->severity, Severity::kLow);
+  EXPECT_EQ(f.items[0].rule->action, Action::kLog);
+  EXPECT_EQ(f.strongest(), Action::kLog);
+  // Requests are not scanned for it; emoji and a byte-order mark are not runs.
+  EXPECT_TRUE(s.scan(msg, Direction::kRequest).empty());
+  msg["tools"][0]["description"] =
+      "\ufeffFamily: \U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466";
+  EXPECT_TRUE(s.scan(msg, Direction::kResponse).empty());
+}
+
 }  // namespace
 }  // namespace mcpgate::dlp
