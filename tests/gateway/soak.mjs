@@ -91,7 +91,9 @@ fs.writeFileSync(config, [
   `    command: ${JSON.stringify(BIN.echo)}`,
   `    sandbox: {binds: [{src: ${JSON.stringify(echoDir)}, dst: ${JSON.stringify(echoDir)}}]}`,
   `sandbox: {commands: [${JSON.stringify(BIN.echo)}]}`,
-  'session: {idle_timeout: 5s, grace: 2s}',
+  // Long enough for the first session to wait while 1,000 sandboxes start on a loaded host; the
+  // default grace, so that a slow teardown is not cut short by SIGKILL.
+  'session: {idle_timeout: 15s}',
   `limits: {max_sessions: ${sessions + 16}, max_connections_per_address: ${sessions + 16}}`,
   `state_dir: ${JSON.stringify(path.join(work, 'state'))}`,
   `cache_dir: ${JSON.stringify(path.join(work, 'cache'))}`,
