@@ -63,6 +63,16 @@ void EraBridge::send(std::string message) {
     case State::kProbing:
       // The client waits for initialize's answer; anything it sends meanwhile
       // (bounded: the session's own limits let little through) waits too.
+      if (held_.size() >= kMaxHeld) {
+        // A client piping requests without waiting for initialize: refused,
+        // not buffered without end.
+        auto refused = jsonrpc::parse(message, max_depth_);
+        if (refused && jsonrpc::classify(*refused) == jsonrpc::Kind::kRequest) {
+          toClientError((*refused)["id"], jsonrpc::kUpstreamError,
+                        "too many messages before the server's initialize was answered");
+        }
+        return;
+      }
       held_.push_back(std::move(message));
       return;
     case State::kModern: {
@@ -232,6 +242,7 @@ void EraBridge::fromClientModern(json message) {
         if (local->listen_changed) renewListen();
         return;
       }
+      forgetAbandoned();
       if (bridged_.size() >= kMaxBridged) {
         toClientError(message["id"], jsonrpc::kUpstreamError,
                       "too many requests in flight to this server");
@@ -276,6 +287,7 @@ void EraBridge::fromServerModern(json message) {
           return;
         }
         bridged.answers = json::object();
+        bridged.asked = std::chrono::steady_clock::now();
         bridged.request_state = std::move(round->request_state);
         bridged.waiting.clear();
         for (auto& [input_key, request] : round->requests) {
@@ -345,6 +357,18 @@ void EraBridge::finishRound(const std::string& upstream_key) {
   const json retry = bridged.request;
   bridged_.emplace(key, std::move(bridged));
   sendUpstream(retry);
+}
+
+void EraBridge::forgetAbandoned() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = bridged_.begin(); it != bridged_.end();) {
+    if (it->second.waiting.empty() || now - it->second.asked < kInputTimeout) {
+      ++it;
+      continue;
+    }
+    for (const auto& [input_id, unused] : it->second.waiting) inputs_.erase(input_id);
+    it = bridged_.erase(it);
+  }
 }
 
 void EraBridge::renewListen() {

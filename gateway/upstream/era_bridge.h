@@ -46,6 +46,11 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   static constexpr std::chrono::milliseconds kProbeTimeout{10000};
   // Client requests bridged at once (each may wait for the client's input).
   static constexpr std::size_t kMaxBridged = 1024;
+  // Messages a client sends before its initialize is answered, at most.
+  static constexpr std::size_t kMaxHeld = 256;
+  // How long the client has to answer a round of the server's input requests
+  // (the SDK's own default per round); then the round is forgotten.
+  static constexpr std::chrono::minutes kInputTimeout{10};
 
   using StartInner =
       std::function<std::expected<std::shared_ptr<Upstream>, std::string>(Callbacks inner)>;
@@ -70,6 +75,7 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
     nlohmann::json client_id;
     nlohmann::json request;  // as sent upstream (envelope included), for retries
     int rounds = 0;
+    std::chrono::steady_clock::time_point asked{};  // when the round in progress began
     // The round in progress: gateway input id -> its inputRequests key.
     std::map<std::string, std::string> waiting;
     nlohmann::json answers = nlohmann::json::object();
@@ -89,6 +95,8 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   void finishRound(const std::string& upstream_key);
   void sendUpstream(const nlohmann::json& message);
   void renewListen();
+  // Forgets rounds the client left unanswered past kInputTimeout.
+  void forgetAbandoned();
 
   boost::asio::any_io_executor executor_;
   const EraChoice choice_;
