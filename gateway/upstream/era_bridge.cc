@@ -1,5 +1,7 @@
 #include "gateway/upstream/era_bridge.h"
 
+#include <mutex>
+#include <set>
 #include <utility>
 
 #include "gateway/bridge/era_probe.h"
@@ -13,6 +15,27 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view kGatewayVersion = "bridge";
+
+// Servers (by name) found to be legacy: their later processes are not probed
+// again, as versioning.mdx allows for the same server configuration, until
+// the assumption fails (a refused initialize). One entry per configured name.
+std::mutex legacy_mu;
+std::set<std::string>& knownLegacy() {
+  static std::set<std::string> names;
+  return names;
+}
+bool isKnownLegacy(const std::string& server) {
+  std::lock_guard lock(legacy_mu);
+  return knownLegacy().contains(server);
+}
+void setKnownLegacy(const std::string& server, bool legacy) {
+  std::lock_guard lock(legacy_mu);
+  if (legacy) {
+    knownLegacy().insert(server);
+  } else {
+    knownLegacy().erase(server);
+  }
+}
 
 }  // namespace
 
@@ -88,9 +111,11 @@ void EraBridge::send(std::string message) {
   const bool initialize = parsed && parsed->is_object() &&
                           jsonrpc::classify(*parsed) == jsonrpc::Kind::kRequest &&
                           (*parsed)["method"] == "initialize";
-  if (!initialize || choice_ == EraChoice::kLegacy) {
+  const bool known_legacy = initialize && choice_ == EraChoice::kAuto && isKnownLegacy(server_);
+  if (!initialize || choice_ == EraChoice::kLegacy || known_legacy) {
     // A modern client's lane (it probes for itself), or a server the config
-    // says is legacy: the session speaks to the server as it is.
+    // (or an earlier probe) says is legacy: the session speaks to it as it is.
+    if (known_legacy) unconfirmed_initialize_ = jsonrpc::idKey((*parsed)["id"]);
     becomePassThrough();
     inner_->send(std::move(message));
     return;
@@ -108,6 +133,7 @@ void EraBridge::send(std::string message) {
 
 void EraBridge::fromServer(std::string line) {
   if (state_ == State::kPassThrough || state_ == State::kFirst) {
+    if (!unconfirmed_initialize_.empty()) confirmLegacy(line);
     outer_.on_message(std::move(line));
     return;
   }
@@ -167,10 +193,22 @@ void EraBridge::probeTimedOut() {
   becomePassThrough();
 }
 
+void EraBridge::confirmLegacy(const std::string& line) {
+  auto parsed = jsonrpc::parse(line, max_depth_);
+  if (!parsed || jsonrpc::classify(*parsed) != jsonrpc::Kind::kResponse ||
+      jsonrpc::idKey((*parsed)["id"]) != unconfirmed_initialize_) {
+    return;
+  }
+  unconfirmed_initialize_.clear();
+  // Refused: the server may have become modern; the next process is probed.
+  if (parsed->contains("error")) setKnownLegacy(server_, false);
+}
+
 void EraBridge::becomePassThrough() {
   const bool probed = state_ == State::kProbing;
   state_ = State::kPassThrough;
   if (!probed) return;
+  if (choice_ == EraChoice::kAuto) setKnownLegacy(server_, true);
   log::debug("server era", {{"server", server_}, {"era", "legacy"}});
   inner_->send(jsonrpc::serialize(initialize_));
   initialize_ = nullptr;
@@ -182,6 +220,7 @@ void EraBridge::becomePassThrough() {
 
 void EraBridge::becomeModern(const json& discover, std::string version) {
   state_ = State::kModern;
+  setKnownLegacy(server_, false);
   log::info(
       "server era",
       {{"server", server_}, {"era", "modern"}, {"version", version}, {"bridged", "legacy client"}});

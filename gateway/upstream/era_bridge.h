@@ -10,10 +10,11 @@
 // the client's answers come back through it (scanned as requests) before they
 // become inputResponses.
 //
-// The era is probed once per process, on the client's initialize, as the
-// stdio binding says (server/discover, then initialize on any answer that is
-// not a modern one, or none in kProbeTimeout); `protocol: legacy` skips the
-// probe, `protocol: modern` refuses a server that is not. A session that
+// The era is probed on the client's initialize, as the stdio binding says
+// (server/discover, then initialize on any answer that is not a modern one, or
+// none in kProbeTimeout); a server found legacy is not probed again in this
+// gateway process until one of its processes refuses initialize. `protocol:
+// legacy` skips the probe, `protocol: modern` refuses a server that is not. A session that
 // opens with anything but initialize (a modern client's lane, which probes
 // for itself) is passed through untouched. Pure bridging lives in
 // gateway/bridge/; this is its I/O.
@@ -86,6 +87,9 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   void probeAnswered(const nlohmann::json& response);
   void probeTimedOut();
   void becomePassThrough();
+  // A server skipped the probe as known legacy: its answer to initialize
+  // confirms it, or (refused) makes the next process probe again.
+  void confirmLegacy(const std::string& line);
   void becomeModern(const nlohmann::json& discover, std::string version);
   void toClient(const nlohmann::json& message);
   void toClientError(const nlohmann::json& id, int code, const std::string& message);
@@ -108,8 +112,9 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
 
   State state_ = State::kFirst;
   std::string probe_id_;
-  nlohmann::json initialize_;     // the client's, while probing
-  std::deque<std::string> held_;  // the client's messages while probing
+  std::string unconfirmed_initialize_;  // id key of an initialize sent unprobed
+  nlohmann::json initialize_;           // the client's, while probing
+  std::deque<std::string> held_;        // the client's messages while probing
   bridge::ClientEnvelope envelope_;
   nlohmann::json server_capabilities_ = nlohmann::json::object();
   std::set<std::string> subscriptions_;

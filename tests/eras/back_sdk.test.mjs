@@ -21,7 +21,7 @@ import {
   CreateMessageRequestSchema, ElicitRequestSchema, McpError, ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import {MCPGATE_BIN, SOURCE_DIR, startGateway, waitFor} from '../e2e/lib.mjs';
+import {MCPGATE_BIN, SOURCE_DIR, startGateway, waitFor, writeTestServerConfig} from '../e2e/lib.mjs';
 
 const V2_SERVER_INSIDE = '/opt/eras/servers/v2_server.mjs';
 const FAKE_SECRET = 'AKIA4YSNI2G3IITN5XVK';
@@ -215,5 +215,24 @@ describe('SDK 1.x client -> mcpgate -> modern-only v2 server', () => {
     await assert.rejects(
         client.connect(new StreamableHTTPClientTransport(new URL(gateway.url('modern')))),
         (error) => error.code === -32022 || /2026-07-28/.test(String(error.message)));
+  });
+
+  test('a 2025-era server is probed once, not at every session', async (t) => {
+    // The recording test server writes every line it receives, from every process.
+    const config = writeTestServerConfig();
+    const gateway = await startGateway(config.file);
+    gateways.push(gateway);
+    for (let i = 0; i < 3; i++) {
+      const client = new Client({name: 'eras-back-probe', version: '1.0.0'});
+      const transport = new StreamableHTTPClientTransport(new URL(gateway.url('test')));
+      await client.connect(transport);
+      assert.ok((await client.listTools()).tools.length > 0);
+      await transport.terminateSession();
+      await client.close();
+    }
+    const lines = config.received().trim().split('\n').map((line) => JSON.parse(line));
+    const count = (method) => lines.filter((m) => m.method === method).length;
+    assert.equal(count('initialize'), 3);
+    assert.equal(count('server/discover'), 1, 'probed more than once');
   });
 });
