@@ -1,7 +1,6 @@
 #include "spawner/server.h"
 
 #include <poll.h>
-#include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <charconv>
 #include <cstring>
 #include <expected>

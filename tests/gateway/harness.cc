@@ -340,6 +340,7 @@ Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>&
   argv_strings.insert(argv_strings.end(), {bin, "serve", "-c", config});
   argv_strings.insert(argv_strings.end(), launch.serve_args.begin(), launch.serve_args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_strings.size() + 1);
   for (std::string& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_ = ::fork();
