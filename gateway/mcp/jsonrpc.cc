@@ -9,12 +9,15 @@ bool isSupportedProtocolVersion(std::string_view version) {
   return std::ranges::find(kProtocolVersions, version) != std::end(kProtocolVersions);
 }
 
-Kind classify(const json& m) {
+Kind classify(const json& m) { return classify(m, nullptr, nullptr); }
+
+Kind classify(const json& m, const json** id_out, const json** method_out) {
   if (!m.is_object()) return Kind::kInvalid;
   auto version = m.find("jsonrpc");
   if (version == m.end() || *version != "2.0") return Kind::kInvalid;
   auto id = m.find("id");
   bool has_id = id != m.end();
+  if (has_id && id_out != nullptr) *id_out = &*id;
   if (has_id && !id->is_string() && !id->is_number_integer() && !id->is_number_unsigned() &&
       !id->is_null()) {
     return Kind::kInvalid;
@@ -22,6 +25,7 @@ Kind classify(const json& m) {
   auto method = m.find("method");
   if (method != m.end()) {
     if (!method->is_string()) return Kind::kInvalid;
+    if (method_out != nullptr) *method_out = &*method;
     if (!has_id) return Kind::kNotification;
     return id->is_null() ? Kind::kInvalid : Kind::kRequest;
   }

@@ -57,6 +57,10 @@ void appendString(std::string_view text, std::string& out);
 
 // Classifies one message (not a batch) by its members.
 [[nodiscard]] Kind classify(const json& message);
+// The same, also pointing `id` at the id member when there is one (even in an
+// invalid message) and `method` at the method when it is a string; either may
+// be null (mcp::Message::of derives a message's facts in this one pass).
+[[nodiscard]] Kind classify(const json& message, const json** id, const json** method);
 
 // A key for maps of pending requests: the id as JSON text, so 1 and "1" differ.
 [[nodiscard]] std::string idKey(const json& id);
