@@ -20,6 +20,7 @@
 #include "gateway/cli/serve_common.h"
 #include "gateway/guard/generation.h"
 #include "gateway/mcp/jsonrpc.h"
+#include "gateway/mcp/message.h"
 #include "gateway/observe/audit.h"
 #include "gateway/observe/log.h"
 #include "gateway/session/session.h"
@@ -76,30 +77,24 @@ void readFromClient(const config::Config& config, const std::shared_ptr<Session>
         line.assign(buffer, start, nl - start);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.find_first_not_of(" \t") != std::string::npos) {
-          bool duplicate_keys = false;
-          auto parsed = jsonrpc::parse(line, config.limits.max_json_depth, &duplicate_keys);
+          // Parsed once, here: a single message keeps the line as the text
+          // to forward (unless an object in it repeated a key).
+          auto parsed =
+              mcp::parseBody(std::move(line), config.limits.max_json_depth, Direction::kToServer);
           if (!parsed) {
             mailbox->push(
                 jsonrpc::errorResponse(nullptr, parsed.error().code, parsed.error().message));
           } else {
-            std::vector<nlohmann::json> messages;
-            if (parsed->is_array()) {
-              for (auto& m : *parsed) messages.push_back(std::move(m));
-            } else {
-              messages.push_back(std::move(*parsed));
-            }
-            for (auto& m : messages) {
-              if (jsonrpc::classify(m) == jsonrpc::Kind::kInvalid) {
-                auto id = m.is_object() && m.contains("id") ? m["id"] : nlohmann::json(nullptr);
+            for (mcp::Message& m : parsed->messages) {
+              if (m.kind == jsonrpc::Kind::kInvalid) {
                 mailbox->push(
-                    jsonrpc::errorResponse(id, jsonrpc::kInvalidRequest,
+                    jsonrpc::errorResponse(m.id, jsonrpc::kInvalidRequest,
                                            "not a JSON-RPC 2.0 request, notification or response"));
                 continue;
               }
-              // Empty: not to be forwarded as written (ClientSession::fromClient).
-              std::string text = messages.size() == 1 && !duplicate_keys ? line : std::string();
-              if (session->fromClient({std::move(m)}, std::move(text), mailbox) ==
-                  Session::Accepted::kClosed) {
+              std::vector<mcp::Message> one;
+              one.push_back(std::move(m));
+              if (session->fromClient(std::move(one), mailbox) == Session::Accepted::kClosed) {
                 return;
               }
             }

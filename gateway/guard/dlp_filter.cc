@@ -180,9 +180,10 @@ DlpFilter::DlpFilter(std::shared_ptr<const dlp::RuleSet> rules,
                      std::shared_ptr<const PolicyTable> policies)
     : scanner_(std::move(rules)), policies_(std::move(policies)) {}
 
-Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const {
+Verdict DlpFilter::onMessage(const MessageContext& context, mcp::Message& parsed) const {
+  json& message = parsed.value;
   const dlp::Direction direction = dlpDirection(context.direction);
-  const EffectivePolicy& policy = policies_->resolve(context.server, context.tool, context.client);
+  const EffectivePolicy& policy = policies_->of(context, parsed);
   dlp::Findings findings = scanner_.scan(
       message, direction, direction == dlp::Direction::kRequest ? policy.request : policy.response);
   if (findings.failed) {
@@ -197,14 +198,13 @@ Verdict DlpFilter::onMessage(const MessageContext& context, json& message) const
     if (auto poisoned = poisonedTools(findings); !poisoned.empty()) {
       dropTools(context, message, findings, poisoned);
       // What is left is scanned (and audited) as a message of its own.
-      Verdict rest = onMessage(context, message);
+      Verdict rest = onMessage(context, parsed);
       rest.modified = true;
       return rest;
     }
   }
 
-  std::string method(context.request_method);
-  if (auto it = message.find("method"); it != message.end() && it->is_string()) method = *it;
+  const std::string_view method = parsed.method.empty() ? context.request_method : parsed.method;
   std::vector<std::string> blocking;
   const std::set<std::string> secret_keys = secretKeys(findings);
   std::size_t logged = 0;

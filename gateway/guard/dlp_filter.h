@@ -25,7 +25,7 @@ class DlpFilter final : public MessageFilter {
   DlpFilter(std::shared_ptr<const dlp::RuleSet> rules, std::shared_ptr<const PolicyTable> policies);
 
   [[nodiscard]] Verdict onMessage(const MessageContext& context,
-                                  nlohmann::json& message) const override;
+                                  mcp::Message& message) const override;
 
  private:
   // A tools/list result whose blocking findings all lie inside tool

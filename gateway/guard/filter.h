@@ -2,7 +2,11 @@
 
 // The one place a message is inspected on its way through the gateway, in
 // either direction. Filters run in order on the parsed message; each may let
-// it pass, change it, or refuse it (DLP and policy plug in here).
+// it pass, change it (its value), or refuse it (DLP and policy plug in here).
+// The message comes with its facts (kind, id, method, tool) derived once at
+// its entry; the first filter that needs its effective policy resolves it
+// into the message (PolicyTable::of), and the others read it there: the
+// filters of one chain share one policy table.
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gateway/mcp/message.h"
 #include "gateway/mcp/message_context.h"
 
 namespace mcpgate::gateway {
@@ -27,7 +32,7 @@ class MessageFilter {
  public:
   virtual ~MessageFilter() = default;
   [[nodiscard]] virtual Verdict onMessage(const MessageContext& context,
-                                          nlohmann::json& message) const = 0;
+                                          mcp::Message& message) const = 0;
 };
 
 // Immutable once built; shared by every session of a config generation.
@@ -36,7 +41,7 @@ class FilterChain {
   void add(std::shared_ptr<const MessageFilter> filter) { filters_.push_back(std::move(filter)); }
   [[nodiscard]] bool empty() const { return filters_.empty(); }
 
-  [[nodiscard]] Verdict run(const MessageContext& context, nlohmann::json& message) const {
+  [[nodiscard]] Verdict run(const MessageContext& context, mcp::Message& message) const {
     Verdict result;
     for (const auto& filter : filters_) {
       Verdict v = filter->onMessage(context, message);

@@ -23,6 +23,8 @@
 
 #include "config/config.h"
 #include "dlp/scanner.h"
+#include "gateway/mcp/message.h"
+#include "gateway/mcp/message_context.h"
 
 namespace mcpgate::gateway {
 
@@ -47,6 +49,18 @@ class PolicyTable {
   // name no tool (then only entries whose tool glob matches "" apply, as "*").
   [[nodiscard]] const EffectivePolicy& resolve(std::string_view server, std::string_view tool,
                                                std::string_view client) const;
+
+  // The effective policy of a message on its way (`context` names its
+  // server, tool and client): resolved the first time, then kept in the
+  // message, so the filters after the first and its response (which the
+  // session hands the request's) do not resolve it again.
+  [[nodiscard]] const EffectivePolicy& of(const MessageContext& context,
+                                          mcp::Message& message) const {
+    if (message.policy == nullptr) {
+      message.policy = &resolve(context.server, context.tool, context.client);
+    }
+    return *message.policy;
+  }
 
   // Every entry that matches, most specific first (for `policy explain`).
   [[nodiscard]] std::vector<const EffectivePolicy*> matches(std::string_view server,

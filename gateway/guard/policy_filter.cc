@@ -33,35 +33,38 @@ PolicyFilter::PolicyFilter(std::shared_ptr<const PolicyTable> policies,
                            std::shared_ptr<PinStore> pins, config::PinsConfig::OnChange on_change)
     : policies_(std::move(policies)), pins_(std::move(pins)), on_change_(on_change) {}
 
-Verdict PolicyFilter::onMessage(const MessageContext& context, json& message) const {
+Verdict PolicyFilter::onMessage(const MessageContext& context, mcp::Message& message) const {
   if (context.direction == Direction::kToServer) {
-    if (!context.tool.empty()) return onToolCall(context, message);
+    if (!context.tool.empty()) {
+      return onToolCall(context, message.value, policies_->of(context, message));
+    }
     // A tools/call without an id is no valid request, but a lax server may
     // still run it: it gets the same checks (and is dropped if refused).
-    if (message.is_object() && message.value("method", json()) == "tools/call" &&
-        !message.contains("id")) {
-      auto params = message.find("params");
-      if (params != message.end() && params->is_object()) {
+    if (message.method == "tools/call" && !message.value.contains("id")) {
+      auto params = message.value.find("params");
+      if (params != message.value.end() && params->is_object()) {
         auto name = params->find("name");
         if (name != params->end() && name->is_string()) {
           MessageContext named = context;
           named.tool = name->get_ref<const std::string&>();
-          return onToolCall(named, message);
+          // Not kept in the message: DLP scans it as naming no tool.
+          return onToolCall(named, message.value,
+                            policies_->resolve(named.server, named.tool, named.client));
         }
       }
     }
     return {};
   }
   if (context.request_method != "tools/list") return {};
-  auto result = message.find("result");
-  if (result == message.end() || !result->is_object()) return {};
+  auto result = message.value.find("result");
+  if (result == message.value.end() || !result->is_object()) return {};
   auto tools = result->find("tools");
   if (tools == result->end() || !tools->is_array()) return {};
   return onToolList(context, *tools);
 }
 
-Verdict PolicyFilter::onToolCall(const MessageContext& context, const json& message) const {
-  const EffectivePolicy& policy = policies_->resolve(context.server, context.tool, context.client);
+Verdict PolicyFilter::onToolCall(const MessageContext& context, const json& message,
+                                 const EffectivePolicy& policy) const {
   if (policy.deny) {
     std::string why = "tool " + toolName(context.tool) + " is denied by policy";
     audit::decision(context, "tools/call", "deny", why);

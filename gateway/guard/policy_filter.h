@@ -25,11 +25,12 @@ class PolicyFilter final : public MessageFilter {
                config::PinsConfig::OnChange on_change);
 
   [[nodiscard]] Verdict onMessage(const MessageContext& context,
-                                  nlohmann::json& message) const override;
+                                  mcp::Message& message) const override;
 
  private:
-  [[nodiscard]] Verdict onToolCall(const MessageContext& context,
-                                   const nlohmann::json& message) const;
+  // `policy` is the message's effective policy.
+  [[nodiscard]] Verdict onToolCall(const MessageContext& context, const nlohmann::json& message,
+                                   const EffectivePolicy& policy) const;
   [[nodiscard]] Verdict onToolList(const MessageContext& context, nlohmann::json& tools) const;
 
   std::shared_ptr<const PolicyTable> policies_;

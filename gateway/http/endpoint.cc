@@ -6,11 +6,12 @@
 #include <iterator>
 
 #include "config/origin.h"
-#include "gateway/http/accept_guard.h"
 #include "gateway/guard/auth.h"
+#include "gateway/http/accept_guard.h"
 #include "gateway/http/media_type.h"
 #include "gateway/http/modern_post.h"
 #include "gateway/mcp/jsonrpc.h"
+#include "gateway/mcp/message.h"
 #include "gateway/modern/front.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
@@ -63,13 +64,12 @@ struct PostBody {
   bool accepts_sse = false;
   bool accepts_json = false;
   bool is_batch = false;
-  bool duplicate_keys = false;
-  std::vector<json> messages;
+  std::vector<mcp::Message> messages;  // parsed once, here
   std::size_t requests = 0;
   bool initialize = false;
 };
 
-std::expected<PostBody, Reply> checkPost(const HttpRequest& req, const config::Config& config) {
+std::expected<PostBody, Reply> checkPost(HttpRequest& req, const config::Config& config) {
   PostBody post;
   // SSE only when the client names it; */* alone gets JSON.
   post.accepts_sse = acceptsMediaType(req.accept, "text/event-stream", /*wildcards=*/false);
@@ -83,34 +83,30 @@ std::expected<PostBody, Reply> checkPost(const HttpRequest& req, const config::C
     return std::unexpected(refuse(Status::unsupported_media_type, jsonrpc::kInvalidRequest,
                                   "Content-Type must be application/json", "content_type"));
   }
-  auto parsed = jsonrpc::parse(req.body, config.limits.max_json_depth, &post.duplicate_keys);
+  // The body moves into the message: a single message keeps it as the text
+  // to forward (unless an object in it repeated a key).
+  auto parsed =
+      mcp::parseBody(std::move(req.body), config.limits.max_json_depth, Direction::kToServer);
   if (!parsed) {
     return std::unexpected(
         refuse(Status::bad_request, parsed.error().code, parsed.error().message,
                parsed.error().code == jsonrpc::kParseError ? "parse_error" : "max_json_depth"));
   }
-  post.is_batch = parsed->is_array();
-  if (post.is_batch) {
-    post.messages.assign(std::make_move_iterator(parsed->begin()),
-                         std::make_move_iterator(parsed->end()));
-  } else {
-    post.messages.push_back(std::move(*parsed));
-  }
+  post.is_batch = parsed->batch;
+  post.messages = std::move(parsed->messages);
   if (post.messages.empty()) {
     return std::unexpected(
         refuse(Status::bad_request, jsonrpc::kInvalidRequest, "empty batch", "invalid_request"));
   }
-  for (const auto& m : post.messages) {
-    auto kind = jsonrpc::classify(m);
-    if (kind == jsonrpc::Kind::kInvalid) {
-      json id = m.is_object() && m.contains("id") ? m["id"] : json(nullptr);
+  for (const mcp::Message& m : post.messages) {
+    if (m.kind == jsonrpc::Kind::kInvalid) {
       return std::unexpected(refuse(Status::bad_request, jsonrpc::kInvalidRequest,
                                     "not a JSON-RPC 2.0 request, notification or response",
-                                    "invalid_request", id));
+                                    "invalid_request", m.id));
     }
-    if (kind == jsonrpc::Kind::kRequest) {
+    if (m.isRequest()) {
       ++post.requests;
-      post.initialize = post.initialize || m["method"] == "initialize";
+      post.initialize = post.initialize || m.method == "initialize";
     }
   }
   if (post.initialize && post.is_batch) {
@@ -415,9 +411,10 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
   if (!checked) co_return std::move(checked.error());
   PostBody& post = *checked;
   // The modern era (2026-07-28): no session; served per server (modern_post.cc).
-  const json& first_message = post.messages[0];
-  const json first_id = first_message.contains("id") ? first_message["id"] : json(nullptr);
-  if (!post.is_batch && modern::eraOf(first_message, req.protocol_version) == Era::kModern) {
+  mcp::Message& first_message = post.messages[0];
+  const json& first_id = first_message.id;
+  first_message.era = modern::eraOf(first_message.value, req.protocol_version);
+  if (!post.is_batch && first_message.era == Era::kModern) {
     // Named, never temporaries inside the co_await expression (see handle()).
     ModernPost modern_post{req,     generation_, server, {}, client_, client_.empty() ? peer_ : client_,
                            post.accepts_sse, post.accepts_json};
@@ -428,7 +425,7 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
         }
       }
     }
-    json modern_message = std::move(post.messages[0]);
+    json modern_message = std::move(first_message.value);
     Plan plan = co_await modernPost(sessions_, std::move(modern_post), std::move(modern_message));
     co_return plan;
   }
@@ -439,7 +436,7 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
     unsupported.data["reason"] = "protocol_version";
     co_return Reply{Status::bad_request, modern::errorBody(unsupported, first_id), ""};
   }
-  const json initialize_id = post.initialize ? post.messages[0]["id"] : json(nullptr);
+  const json initialize_id = post.initialize ? post.messages[0].id : json(nullptr);
 
   std::shared_ptr<ClientSession> session;
   if (post.initialize) {
@@ -471,10 +468,7 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
                        "shutting_down");
     }
   }
-  // Empty: not to be forwarded as written (ClientSession::fromClient).
-  if (post.duplicate_keys) req.body.clear();
-  if (session->fromClient(std::move(post.messages), std::move(req.body), mailbox) ==
-      ClientSession::Accepted::kClosed) {
+  if (session->fromClient(std::move(post.messages), mailbox) == ClientSession::Accepted::kClosed) {
     if (!post.initialize) co_return unknownSession();
     // Its server died before the initialize reached it: say why, as the
     // answer to that initialize, rather than "not found" for a session the

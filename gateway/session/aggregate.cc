@@ -11,6 +11,7 @@
 #include "common/encoding.h"
 #include "config/units.h"
 #include "gateway/mcp/jsonrpc.h"
+#include "gateway/mcp/message.h"
 #include "gateway/observe/log.h"
 #include "gateway/session/session.h"
 
@@ -45,9 +46,16 @@ json errorData(std::string_view reason, const std::string& server = {}) {
   return data;
 }
 
+// The value jsonrpc::errorResponse writes as text.
 json errorOf(const json& id, int code, const std::string& message, const json& data) {
-  return json::parse(jsonrpc::errorResponse(id, code, message, data));
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"error", {{"code", code}, {"message", message}, {"data", data}}}};
 }
+
+// A request of the gateway's own (initialize, a list, a notification) as a
+// message: built as a value, its facts read from it.
+mcp::Message own(json value) { return mcp::Message::of(std::move(value), Direction::kToServer); }
 
 bool isRequest(const json& m) { return jsonrpc::classify(m) == jsonrpc::Kind::kRequest; }
 
@@ -83,13 +91,12 @@ AggregateSession::AggregateSession(std::string id, std::string client, asio::any
 
 void AggregateSession::start() { scheduleTick(); }
 
-ClientSession::Accepted AggregateSession::fromClient(std::vector<json> messages,
-                                                     std::string /*original*/,
+ClientSession::Accepted AggregateSession::fromClient(std::vector<mcp::Message> messages,
                                                      const std::shared_ptr<Mailbox>& mailbox) {
   if (closed_) return Accepted::kClosed;
   used_ = Clock::now();
-  for (json& message : messages) {
-    if (jsonrpc::classify(message) == jsonrpc::Kind::kRequest) ++requests_open_;
+  for (mcp::Message& message : messages) {
+    if (message.isRequest()) ++requests_open_;
     // The coroutine holds the session: a close meanwhile must not free it under it.
     asio::co_spawn(
         strand_,
@@ -144,30 +151,32 @@ std::string AggregateSession::closeReason() const {
   return close_reason_;
 }
 
-awaitable<void> AggregateSession::handle(json message, std::shared_ptr<Mailbox> out) {
+awaitable<void> AggregateSession::handle(mcp::Message message, std::shared_ptr<Mailbox> out) {
   last_activity_ = Clock::now();
-  switch (jsonrpc::classify(message)) {
+  switch (message.kind) {
     case jsonrpc::Kind::kRequest: {
-      const json id = message["id"];
+      const json id = message.id;
       json response = co_await answer(std::move(message), out);
       if (!response.is_null()) {
         response["id"] = id;
-        out->pushFinal(response.dump(-1, ' ', false, json::error_handler_t::replace));
+        out->pushFinal(jsonrpc::serialize(response));
       }
       used_ = Clock::now();
       --requests_open_;
       break;
     }
     case jsonrpc::Kind::kNotification: {
-      const std::string method = message["method"];
+      const std::string& method = message.method;
       if (method == "notifications/initialized") break;  // each server had its own
       if (method == "notifications/cancelled") {
-        const json params = message.value("params", json::object());
-        if (params.is_object() && params.contains("requestId")) {
-          auto it = in_flight_.find(jsonrpc::idKey(params["requestId"]));
+        auto params = message.value.find("params");
+        if (params != message.value.end() && params->is_object() && params->contains("requestId")) {
+          auto it = in_flight_.find(jsonrpc::idKey((*params)["requestId"]));
           auto inner = it == in_flight_.end() ? inners_.end() : inners_.find(it->second);
           if (inner != inners_.end() && inner->second.session) {
-            (void)inner->second.session->fromClient({message}, message.dump(), nullptr);
+            std::vector<mcp::Message> one;
+            one.push_back(std::move(message));
+            (void)inner->second.session->fromClient(std::move(one), nullptr);
           }
         }
         break;
@@ -176,7 +185,7 @@ awaitable<void> AggregateSession::handle(json message, std::shared_ptr<Mailbox> 
       break;
     }
     case jsonrpc::Kind::kResponse:
-      fromClientResponse(message);
+      fromClientResponse(std::move(message));
       break;
     case jsonrpc::Kind::kInvalid:
       break;
@@ -186,10 +195,11 @@ awaitable<void> AggregateSession::handle(json message, std::shared_ptr<Mailbox> 
 
 // The response to one client request, with any id (handle() sets the
 // client's); null when route() already answered through `out`.
-awaitable<json> AggregateSession::answer(json request, std::shared_ptr<Mailbox> out) {
-  const std::string method = request["method"];
+awaitable<json> AggregateSession::answer(mcp::Message message, std::shared_ptr<Mailbox> out) {
+  json& request = message.value;
+  const std::string method = message.method;
   const json params = request.value("params", json::object());
-  const json id = request["id"];
+  const json id = message.id;
   if (method == "initialize") {
     initialize_params_ = params;
     std::string version = params.value("protocolVersion", "");
@@ -222,7 +232,9 @@ awaitable<json> AggregateSession::answer(json request, std::shared_ptr<Mailbox> 
     auto target = targetOf(name);
     if (!target) co_return errorOf(id, kInvalidParams, target.error(), errorData("unknown_name"));
     request["params"]["name"] = target->name;
-    co_return co_await route(target->server, std::move(request), out);
+    if (message.isRequest() && method == "tools/call") message.tool = target->name;
+    message.text.clear();  // changed: sent serialised
+    co_return co_await route(target->server, std::move(message), out);
   }
   if (method == "resources/read" || method == "resources/subscribe" ||
       method == "resources/unsubscribe" || method == "completion/complete") {
@@ -236,7 +248,8 @@ awaitable<json> AggregateSession::answer(json request, std::shared_ptr<Mailbox> 
           co_return errorOf(id, kInvalidParams, target.error(), errorData("unknown_name"));
         }
         request["params"]["ref"]["name"] = target->name;
-        co_return co_await route(target->server, std::move(request), out);
+        message.text.clear();  // changed: sent serialised
+        co_return co_await route(target->server, std::move(message), out);
       }
       uri = ref.value("uri", "");
     }
@@ -258,7 +271,7 @@ awaitable<json> AggregateSession::answer(json request, std::shared_ptr<Mailbox> 
           "no server of this endpoint has listed the resource '" + uri + "'; list resources first",
           errorData("unknown_resource"));
     }
-    co_return co_await route(it->second, std::move(request), out);
+    co_return co_await route(it->second, std::move(message), out);
   }
   if (method == "logging/setLevel") {
     for (const std::string& server : servers_) {
@@ -376,23 +389,22 @@ std::expected<AggregateSession::Target, std::string> AggregateSession::targetOf(
 
 // A client request for one server: its messages (progress, the server's own
 // requests) go to the client as they come, its response is returned.
-awaitable<json> AggregateSession::route(const std::string& server, json request,
+awaitable<json> AggregateSession::route(const std::string& server, mcp::Message request,
                                         std::shared_ptr<Mailbox> out) {
-  const json id = request["id"];
+  const json id = request.id;
   auto session = co_await inner(server);
   if (!session) {
     co_return errorOf(id, jsonrpc::kUpstreamError,
                       "cannot start MCP server '" + server + "': " + session.error(),
                       errorData("spawn_failed", server));
   }
-  const std::string key = jsonrpc::idKey(id);
+  const std::string key = request.id_key;
   in_flight_[key] = server;
   auto mailbox = std::make_shared<Mailbox>(strand_, out && out->streaming(), 1);
-  const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
-  std::vector<json> one;
+  std::vector<mcp::Message> one;
   one.push_back(std::move(request));
   json response;
-  if ((*session)->fromClient(std::move(one), text, mailbox) == ClientSession::Accepted::kClosed) {
+  if ((*session)->fromClient(std::move(one), mailbox) == ClientSession::Accepted::kClosed) {
     response = errorOf(id, jsonrpc::kUpstreamError,
                        "MCP server '" + server + "' ended; call again to restart it",
                        errorData("session_closed", server));
@@ -416,16 +428,19 @@ awaitable<json> AggregateSession::route(const std::string& server, json request,
         if (out) out->pushKeepalive();
         continue;
       }
-      json message = json::parse(line, nullptr, false);
-      if (message.is_discarded()) continue;
-      if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse && message["id"] == id) {
-        response = std::move(message);
+      std::optional<json> message = readLine(line);
+      if (!message) continue;
+      const jsonrpc::Kind kind = jsonrpc::classify(*message);
+      if (kind == jsonrpc::Kind::kResponse && (*message)["id"] == id) {
+        response = std::move(*message);
       } else if (out) {
-        if (isRequest(message)) {
-          message["id"] =
-              std::string(kRelayedIdPrefix) + server + ":" + jsonrpc::idKey(message["id"]);
+        if (kind == jsonrpc::Kind::kRequest) {
+          (*message)["id"] =
+              std::string(kRelayedIdPrefix) + server + ":" + jsonrpc::idKey((*message)["id"]);
+          out->push(jsonrpc::serialize(*message));
+        } else {
+          out->push(std::move(line));  // unchanged: as its session sent it
         }
-        out->push(message.dump(-1, ' ', false, json::error_handler_t::replace));
       }
     }
     if (batch.finished && response.is_null()) {
@@ -479,8 +494,9 @@ awaitable<std::expected<std::shared_ptr<Session>, std::string>> AggregateSession
     session->close("the aggregate session ended");
     co_return std::unexpected(std::string("the session is closed"));
   }
-  json initialized = {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
-  (void)session->fromClient({initialized}, initialized.dump(), nullptr);
+  std::vector<mcp::Message> initialized;
+  initialized.push_back(own({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}));
+  (void)session->fromClient(std::move(initialized), nullptr);
   auto stream = std::make_shared<Mailbox>(strand_, true, 0);
   (void)session->openStream(stream);
   asio::co_spawn(
@@ -495,20 +511,19 @@ awaitable<json> AggregateSession::ask(const std::shared_ptr<Session>& session, j
   const json id = std::string(kOwnIdPrefix) + std::to_string(next_id_++);
   request["id"] = id;
   auto mailbox = std::make_shared<Mailbox>(strand_, false, 1);
-  const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
-  std::vector<json> one;
-  one.push_back(std::move(request));
-  if (session->fromClient(std::move(one), text, mailbox) == ClientSession::Accepted::kClosed) {
+  std::vector<mcp::Message> one;
+  one.push_back(own(std::move(request)));
+  if (session->fromClient(std::move(one), mailbox) == ClientSession::Accepted::kClosed) {
     co_return errorOf(id, jsonrpc::kUpstreamError, "the server's session ended",
                       errorData("session_closed", session->server()));
   }
   for (;;) {
     Mailbox::Batch batch = co_await mailbox->next();
     for (const std::string& line : batch.messages) {
-      json message = json::parse(line, nullptr, false);
-      if (!message.is_discarded() && jsonrpc::classify(message) == jsonrpc::Kind::kResponse &&
-          message["id"] == id) {
-        co_return message;
+      std::optional<json> message = readLine(line);
+      if (message && jsonrpc::classify(*message) == jsonrpc::Kind::kResponse &&
+          (*message)["id"] == id) {
+        co_return std::move(*message);
       }
     }
     if (batch.finished) {
@@ -538,15 +553,17 @@ awaitable<void> AggregateSession::relayStream(std::string server, std::shared_pt
       }
     }
     Mailbox::Batch batch = co_await from->next();
-    for (const std::string& line : batch.messages) {
+    for (std::string& line : batch.messages) {
       if (line.empty()) continue;
-      json message = json::parse(line, nullptr, false);
-      if (message.is_discarded()) continue;
-      if (isRequest(message)) {
-        message["id"] =
-            std::string(kRelayedIdPrefix) + server + ":" + jsonrpc::idKey(message["id"]);
+      std::optional<json> message = readLine(line);
+      if (!message) continue;
+      if (isRequest(*message)) {
+        (*message)["id"] =
+            std::string(kRelayedIdPrefix) + server + ":" + jsonrpc::idKey((*message)["id"]);
+        toStream(jsonrpc::serialize(*message));
+      } else {
+        toStream(std::move(line));  // unchanged: as its session sent it
       }
-      toStream(message.dump(-1, ' ', false, json::error_handler_t::replace));
     }
     if (batch.finished) {
       // The server's session ended (idle, crash, reload): forget it, so the
@@ -595,27 +612,38 @@ std::string AggregateSession::stalledReason() const {
 }
 
 // The client's answer to a request a server made through this endpoint.
-void AggregateSession::fromClientResponse(const json& message) {
-  const json& id = message["id"];
+void AggregateSession::fromClientResponse(mcp::Message message) {
+  const json& id = message.id;
   if (!id.is_string() || !id.get_ref<const std::string&>().starts_with(kRelayedIdPrefix)) return;
   const std::string text = id.get<std::string>().substr(kRelayedIdPrefix.size());
   const auto colon = text.find(':');
   if (colon == std::string::npos) return;
   auto inner = inners_.find(text.substr(0, colon));
   if (inner == inners_.end() || !inner->second.session) return;
-  json original = json::parse(text.substr(colon + 1), nullptr, false);
-  if (original.is_discarded()) return;
-  json forwarded = message;
-  forwarded["id"] = original;
-  (void)inner->second.session->fromClient({forwarded}, forwarded.dump(), nullptr);
+  // The server's id, as JSON text (a string or a number): read as the one
+  // element of an array, since the reader takes only messages and batches.
+  auto original = jsonrpc::parse("[" + text.substr(colon + 1) + "]", 2);
+  if (!original || original->size() != 1) return;
+  json forwarded = std::move(message.value);
+  forwarded["id"] = std::move(original->front());
+  std::vector<mcp::Message> one;
+  one.push_back(mcp::Message::of(std::move(forwarded), Direction::kToServer));
+  (void)inner->second.session->fromClient(std::move(one), nullptr);
 }
 
-void AggregateSession::toEveryServer(const json& notification) {
+void AggregateSession::toEveryServer(const mcp::Message& notification) {
   for (auto& [name, inner] : inners_) {
     if (inner.session && !inner.starting) {
-      (void)inner.session->fromClient({notification}, notification.dump(), nullptr);
+      std::vector<mcp::Message> one{notification};
+      (void)inner.session->fromClient(std::move(one), nullptr);
     }
   }
+}
+
+std::optional<json> AggregateSession::readLine(std::string_view line) const {
+  auto parsed = jsonrpc::parse(line, generation_->config->limits.max_json_depth);
+  if (!parsed) return std::nullopt;
+  return std::move(*parsed);
 }
 
 void AggregateSession::scheduleTick() {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gateway/guard/generation.h"
+#include "gateway/mcp/message.h"
 #include "gateway/session/client_session.h"
 
 namespace mcpgate::gateway {
@@ -59,7 +60,7 @@ class AggregateSession final : public ClientSession,
 
   [[nodiscard]] const std::string& server() const override { return kNoServer; }
 
-  Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
+  Accepted fromClient(std::vector<mcp::Message> messages,
                       const std::shared_ptr<Mailbox>& mailbox) override;
   StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) override;
   void close(const std::string& reason) override;
@@ -79,11 +80,12 @@ class AggregateSession final : public ClientSession,
     std::string kind;  // the list method it came from (tools/list, prompts/list)
   };
 
-  boost::asio::awaitable<void> handle(nlohmann::json message, std::shared_ptr<Mailbox> out);
-  boost::asio::awaitable<nlohmann::json> answer(nlohmann::json request,
-                                                std::shared_ptr<Mailbox> out);
+  boost::asio::awaitable<void> handle(mcp::Message message, std::shared_ptr<Mailbox> out);
+  boost::asio::awaitable<nlohmann::json> answer(mcp::Message request, std::shared_ptr<Mailbox> out);
   boost::asio::awaitable<nlohmann::json> listAll(const std::string& method, const std::string& key);
-  boost::asio::awaitable<nlohmann::json> route(const std::string& server, nlohmann::json request,
+  // `request` goes to the server as the client sent it, or serialised
+  // again when the aggregate changed it (its `text` then empty).
+  boost::asio::awaitable<nlohmann::json> route(const std::string& server, mcp::Message request,
                                                std::shared_ptr<Mailbox> out);
   // The server's session, started and initialized; an error says why not.
   boost::asio::awaitable<std::expected<std::shared_ptr<Session>, std::string>> inner(
@@ -99,8 +101,10 @@ class AggregateSession final : public ClientSession,
   // stall timeout: the caller ends that stream.
   boost::asio::awaitable<bool> clientKeepsUp(const Mailbox& out);
   [[nodiscard]] std::string stalledReason() const;
-  void fromClientResponse(const nlohmann::json& message);
-  void toEveryServer(const nlohmann::json& notification);
+  void fromClientResponse(mcp::Message message);
+  void toEveryServer(const mcp::Message& notification);
+  // A line from an inner session's mailbox, read with the gateway's own reader.
+  [[nodiscard]] std::optional<nlohmann::json> readLine(std::string_view line) const;
   void toStream(std::string message);
   // The name a client sees, or nullopt when another server has it already.
   std::optional<std::string> prefixed(const std::string& server, const std::string& name,

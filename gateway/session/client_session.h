@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gateway/mcp/message.h"
 #include "gateway/session/mailbox.h"
 
 namespace mcpgate::gateway {
@@ -28,12 +29,13 @@ class ClientSession {
   [[nodiscard]] bool batchesAllowed() const { return batches_allowed_.load(); }
 
   enum class Accepted { kOk, kClosed };
-  // Messages a client POSTed (one, or a batch). Requests get their answers in
-  // `mailbox` (which may be null when there are none). `original` is the text
-  // they came in, forwarded as it is when it holds one message that no filter
-  // changed; empty when it must not be (an object in it repeated a key, which
-  // another parser could read differently from the checked value).
-  virtual Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
+  // Messages a client sent (one, or a batch), parsed once where they came
+  // in. Requests get their answers in `mailbox` (which may be null when there
+  // are none). A message's `text`, when set, is forwarded as it is if no
+  // filter changed it; it is empty when it must not be (an object in it
+  // repeated a key, which another parser could read differently from the
+  // checked value).
+  virtual Accepted fromClient(std::vector<mcp::Message> messages,
                               const std::shared_ptr<Mailbox>& mailbox) = 0;
 
   enum class StreamResult { kOk, kClosed, kConflict };

@@ -4,6 +4,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "gateway/mcp/jsonrpc.h"
+#include "gateway/mcp/message.h"
 #include "gateway/observe/log.h"
 
 // g++ 12 misreads Asio's coroutine frame allocator as a mismatched new/delete pair (as in
@@ -113,9 +114,9 @@ awaitable<std::expected<void, std::string>> probe(Lane& lane) {
 
 ClientSession::Accepted sendToLane(ClientSession& session, json message,
                                    const std::shared_ptr<Mailbox>& mailbox) {
-  std::vector<json> messages;
-  messages.push_back(std::move(message));
-  return session.fromClient(std::move(messages), {}, mailbox);
+  std::vector<mcp::Message> messages;
+  messages.push_back(mcp::Message::of(std::move(message), Direction::kToServer));
+  return session.fromClient(std::move(messages), mailbox);
 }
 
 awaitable<std::optional<std::string>> askLane(ClientSession& session, json request) {

@@ -32,13 +32,6 @@ json gatewayData(std::string_view reason, const std::string& server) {
   return {{"gateway", "mcpgate"}, {"reason", reason}, {"server", server}};
 }
 
-std::string_view methodOf(const json& message) {
-  auto it = message.find("method");
-  return it != message.end() && it->is_string()
-             ? std::string_view(it->get_ref<const std::string&>())
-             : std::string_view();
-}
-
 // `key` as Go's encoding/json compares it with a member name: ASCII case
 // folded, and the two non-ASCII letters Unicode folds to ASCII ones, the long
 // s (U+017F) and the Kelvin sign (U+212A).
@@ -78,7 +71,8 @@ std::optional<std::string> caseVariantOf(const json& object,
 // plain string. Duplicate keys need no check here: the reader keeps the
 // last, and text that held any is sent re-serialised, so the server never
 // sees the other. nullopt: the message may go on to the filters.
-std::optional<Verdict> ambiguity(const json& message, const std::string& server) {
+std::optional<Verdict> ambiguity(const mcp::Message& parsed, const std::string& server) {
+  const json& message = parsed.value;
   if (!message.is_object()) return std::nullopt;
   auto refuse = [&](int code, std::string_view reason, std::string text) {
     Verdict verdict;
@@ -93,8 +87,7 @@ std::optional<Verdict> ambiguity(const json& message, const std::string& server)
         jsonrpc::kInvalidRequest, "invalid_request",
         "member '" + key->substr(0, 64) + "' differs from a JSON-RPC member only in case");
   }
-  auto method = message.find("method");
-  if (method == message.end() || *method != "tools/call") return std::nullopt;
+  if (parsed.method != "tools/call") return std::nullopt;
   auto params = message.find("params");
   if (params == message.end() || !params->is_object()) {
     return refuse(jsonrpc::kInvalidParams, "invalid_params", "tools/call needs params with a name");
@@ -130,8 +123,8 @@ Session::Session(std::string id, std::string client, asio::any_io_executor stran
 std::expected<void, std::string> Session::start() {
   std::weak_ptr<Session> weak = weak_from_this();
   Upstream::Callbacks callbacks{
-      [weak](std::string line) {
-        if (auto self = weak.lock()) self->fromServer(std::move(line));
+      [weak](mcp::Message message) {
+        if (auto self = weak.lock()) self->fromServer(std::move(message));
       },
       [weak, hooks = hooks_](const std::string& status, const std::string& stopped_because) {
         if (auto self = weak.lock()) self->upstreamExited(status, stopped_because);
@@ -145,6 +138,7 @@ std::expected<void, std::string> Session::start() {
   Upstream::Options options{server_.name, config_->limits.max_line_bytes, config_->session.grace,
                             std::max<std::uint64_t>(16 * config_->limits.max_body_bytes, 1 << 20)};
   options.session = id_;
+  options.max_json_depth = config_->limits.max_json_depth;
   options.stderr_limits = server_.sandbox.stderr_limits;
   if (server_.sandbox.network == sandbox::NetworkMode::kAllowlist) {
     options.egress = egressSettings(server_.sandbox, server_.name, id_);
@@ -171,40 +165,38 @@ std::expected<void, std::string> Session::start() {
   return {};
 }
 
-Session::Accepted Session::fromClient(std::vector<json> messages, std::string original,
+Session::Accepted Session::fromClient(std::vector<mcp::Message> messages,
                                       const std::shared_ptr<Mailbox>& mailbox) {
   // Scanned before taking the lock: a long scan must not hold up the server's
   // answers (or other clients' requests) in this session.
   std::vector<Verdict> verdicts(messages.size());
   const std::shared_ptr<const FilterChain> filters = current_->get()->filters;
   for (std::size_t i = 0; i < messages.size(); ++i) {
-    MessageContext context{server_.name, id_,     Direction::kToServer,
-                           {},           client_, jsonrpc::toolOf(messages[i])};
-    if (std::optional<Verdict> refused = ambiguity(messages[i], server_.name)) {
-      audit::decision(context, methodOf(messages[i]), refused->data["reason"].get<std::string>(),
+    mcp::Message& message = messages[i];
+    MessageContext context{server_.name, id_, Direction::kToServer, {}, client_, message.tool};
+    if (std::optional<Verdict> refused = ambiguity(message, server_.name)) {
+      audit::decision(context, message.method, refused->data["reason"].get<std::string>(),
                       refused->message);
       verdicts[i] = std::move(*refused);
     } else if (!filters->empty()) {
-      verdicts[i] = filters->run(context, messages[i]);
+      verdicts[i] = filters->run(context, message);
     }
   }
-  std::vector<std::string> to_send;
+  std::vector<mcp::Message> to_send;
   if (mailbox) mailbox->chargeTo(queued_);
   {
     std::lock_guard lock(mu_);
     if (closed_) return Accepted::kClosed;
     auto now = Clock::now();
     last_activity_ = now;
-    const bool single = messages.size() == 1;
     for (std::size_t i = 0; i < messages.size(); ++i) {
-      json& message = messages[i];
+      mcp::Message& message = messages[i];
       const Verdict& verdict = verdicts[i];
-      auto kind = jsonrpc::classify(message);
-      std::string key = kind == jsonrpc::Kind::kRequest ? jsonrpc::idKey(message["id"]) : "";
-      if (kind == jsonrpc::Kind::kRequest && pending_.contains(key)) {
-        metrics::requestDone(server_.name, methodOf(message), "invalid", {});
+      const jsonrpc::Kind kind = message.kind;
+      if (kind == jsonrpc::Kind::kRequest && pending_.contains(message.id_key)) {
+        metrics::requestDone(server_.name, message.method, "invalid", {});
         mailbox->pushFinal(
-            jsonrpc::errorResponse(message["id"], jsonrpc::kInvalidRequest,
+            jsonrpc::errorResponse(message.id, jsonrpc::kInvalidRequest,
                                    "a request with this id is already pending in this session",
                                    gatewayData("duplicate_id", server_.name)));
         continue;
@@ -213,15 +205,15 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
         std::string error =
             kind == jsonrpc::Kind::kInvalid
                 ? std::string()
-                : jsonrpc::errorResponse(message.contains("id") ? message["id"] : json(nullptr),
-                                         verdict.code, verdict.message, verdict.data);
+                : jsonrpc::errorResponse(message.id, verdict.code, verdict.message, verdict.data);
         if (kind == jsonrpc::Kind::kRequest) {
-          metrics::requestDone(server_.name, methodOf(message), "blocked", {});
+          metrics::requestDone(server_.name, message.method, "blocked", {});
           mailbox->pushFinal(std::move(error));
         } else if (kind == jsonrpc::Kind::kResponse) {
           // The client's answer to a server request (sampling, elicitation):
           // the server gets the error in its place rather than waiting forever.
-          to_send.push_back(std::move(error));
+          to_send.push_back(mcp::Message::made(std::move(error), jsonrpc::Kind::kResponse,
+                                               Direction::kToServer, message.id));
         } else {
           log::info("client notification refused by a filter; dropped",
                     {{"server", server_.name}, {"session", id_}, {"reason", verdict.message}});
@@ -229,59 +221,66 @@ Session::Accepted Session::fromClient(std::vector<json> messages, std::string or
         continue;
       }
       if (kind == jsonrpc::Kind::kRequest) {
-        Pending pending{
-            mailbox,
-            next_seq_++,
-            now + config_->session.request_timeout,
-            "",
-            message["method"] == "initialize",
-            message["method"].is_string() ? message["method"].get<std::string>() : std::string(),
-            std::string(jsonrpc::toolOf(message)),
-            filters,
-            now};
-        if (auto params = message.find("params"); params != message.end() && params->is_object()) {
-          if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
-            if (auto token = meta->find("progressToken"); token != meta->end()) {
-              pending.progress_key = jsonrpc::idKey(*token);
-              progress_[pending.progress_key] = key;
-            }
-          }
-        }
-        pending_.emplace(std::move(key), std::move(pending));
+        addPendingLocked(message, mailbox, filters, now);
       } else if (kind == jsonrpc::Kind::kNotification &&
-                 message["method"] == "notifications/cancelled") {
-        // The client gave up on a request: end its wait now; the server is
-        // told through this same notification and should not answer.
-        if (auto params = message.find("params"); params != message.end() && params->is_object()) {
-          if (auto rid = params->find("requestId"); rid != params->end()) {
-            std::string rkey = jsonrpc::idKey(*rid);
-            if (pending_.contains(rkey)) {
-              completeLocked(rkey,
-                             jsonrpc::errorResponse(*rid, kRequestCancelled,
-                                                    "request cancelled by the client"),
-                             "cancelled");
-            }
-          }
-        }
+                 message.method == "notifications/cancelled") {
+        cancelledLocked(message);
       }
       // The client's own text when it says exactly what was checked; text
-      // with duplicate keys comes empty and goes as parsed (the last of
-      // each), so a first-wins parser on the server reads what DLP and the
-      // policy saw.
-      if (single && !verdict.modified && !original.empty()) {
-        jsonrpc::flattenToLine(original);
-        to_send.push_back(std::move(original));
-      } else {
-        to_send.push_back(jsonrpc::serialize(message));
-      }
+      // with duplicate keys, or of a batch, comes empty and goes as parsed
+      // (the last of each key), so a first-wins parser on the server reads
+      // what DLP and the policy saw.
+      if (verdict.modified) message.text.clear();
+      message.line();
+      to_send.push_back(std::move(message));
     }
   }
   if (!to_send.empty()) {
-    asio::post(strand_, [self = shared_from_this(), lines = std::move(to_send)]() mutable {
-      for (auto& line : lines) self->upstream_->send(std::move(line));
+    asio::post(strand_, [self = shared_from_this(), sent = std::move(to_send)]() mutable {
+      for (auto& message : sent) self->upstream_->send(std::move(message));
     });
   }
   return Accepted::kOk;
+}
+
+void Session::addPendingLocked(const mcp::Message& message, const std::shared_ptr<Mailbox>& mailbox,
+                               const std::shared_ptr<const FilterChain>& filters,
+                               Clock::time_point now) {
+  Pending pending{mailbox,
+                  message.id,
+                  next_seq_++,
+                  now + config_->session.request_timeout,
+                  "",
+                  message.method == "initialize",
+                  message.method,
+                  message.tool,
+                  filters,
+                  message.policy,
+                  now};
+  if (auto params = message.value.find("params");
+      params != message.value.end() && params->is_object()) {
+    if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
+      if (auto token = meta->find("progressToken"); token != meta->end()) {
+        pending.progress_key = jsonrpc::idKey(*token);
+        progress_[pending.progress_key] = message.id_key;
+      }
+    }
+  }
+  pending_.emplace(message.id_key, std::move(pending));
+}
+
+void Session::cancelledLocked(const mcp::Message& message) {
+  // The client gave up on a request: end its wait now; the server is told
+  // through this same notification and should not answer.
+  auto params = message.value.find("params");
+  if (params == message.value.end() || !params->is_object()) return;
+  auto rid = params->find("requestId");
+  if (rid == params->end()) return;
+  auto it = pending_.find(jsonrpc::idKey(*rid));
+  if (it == pending_.end()) return;
+  completeLocked(it,
+                 jsonrpc::errorResponse(*rid, kRequestCancelled, "request cancelled by the client"),
+                 "cancelled");
 }
 
 Session::StreamResult Session::openStream(const std::shared_ptr<Mailbox>& mailbox) {
@@ -304,60 +303,65 @@ void Session::countDone(const Pending& pending, std::string_view outcome) const 
   metrics::requestDone(server_.name, pending.method, outcome, Clock::now() - pending.received);
 }
 
-void Session::completeLocked(const std::string& key, std::string response,
+void Session::finishLocked(Pending& pending, std::string response, std::string_view outcome) {
+  countDone(pending, outcome);
+  if (!pending.progress_key.empty()) progress_.erase(pending.progress_key);
+  pending.mailbox->pushFinal(std::move(response));
+}
+
+void Session::completeLocked(PendingMap::iterator it, std::string response,
                              std::string_view outcome) {
-  auto it = pending_.find(key);
-  if (it == pending_.end()) return;
-  countDone(it->second, outcome);
-  if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
-  it->second.mailbox->pushFinal(std::move(response));
+  finishLocked(it->second, std::move(response), outcome);
   pending_.erase(it);
 }
 
-void Session::fromServer(std::string line) {
-  bool duplicate_keys = false;
-  auto parsed = jsonrpc::parse(line, config_->limits.max_json_depth, &duplicate_keys);
-  if (!parsed || parsed->is_array()) {
-    // Never log the text: it may carry exactly what DLP exists to protect.
-    log::warn("server sent a line that is not one JSON-RPC message; dropped",
-              {{"server", server_.name},
-               {"session", id_},
-               {"error", parsed ? "batch from server" : parsed.error().message.substr(0, 200)}});
-    return;
-  }
-  json& message = *parsed;
-  std::shared_ptr<const FilterChain> filters;
-  std::string request_method;
-  std::string tool;
-  if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse) {
+void Session::fromServer(mcp::Message message) {
+  // The request a response answers leaves pending_ here, in the one lookup:
+  // its rules scan the response, and its mailbox gets it (or the error).
+  // Messages from the server are handled one at a time on the strand, so no
+  // progress or timeout of this request can come in between.
+  std::optional<Pending> answered;
+  if (message.isResponse()) {
     std::lock_guard lock(mu_);
-    if (auto it = pending_.find(jsonrpc::idKey(message["id"])); it != pending_.end()) {
-      request_method = it->second.method;
-      tool = it->second.tool;
-      filters = it->second.filters;
+    if (auto node = pending_.extract(message.id_key)) {
+      answered = std::move(node.mapped());
+      if (!answered->progress_key.empty()) progress_.erase(answered->progress_key);
+      answered->progress_key.clear();
+      last_activity_ = Clock::now();  // not idle while its answer is scanned
     }
   }
-  if (!filters) filters = current_->get()->filters;
-  // The client reads what was checked: of duplicate keys, the last.
-  bool reserialise = duplicate_keys;
+  std::shared_ptr<const FilterChain> filters;
+  if (answered) {
+    filters = answered->filters;
+    message.policy = answered->policy;  // the request's (server, tool, client)
+  } else {
+    filters = current_->get()->filters;
+  }
   if (!filters->empty()) {
-    MessageContext context{server_.name, id_, Direction::kToClient, request_method, client_, tool};
+    MessageContext context{server_.name,
+                           id_,
+                           Direction::kToClient,
+                           answered ? std::string_view(answered->method) : std::string_view(),
+                           client_,
+                           answered ? std::string_view(answered->tool) : std::string_view()};
     Verdict verdict = filters->run(context, message);
     if (verdict.action == Verdict::Action::kReject) {
-      switch (jsonrpc::classify(message)) {
-        case jsonrpc::Kind::kResponse: {
-          std::lock_guard lock(mu_);
-          completeLocked(
-              jsonrpc::idKey(message["id"]),
-              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data),
-              "blocked");
+      switch (message.kind) {
+        case jsonrpc::Kind::kResponse:
+          if (answered) {
+            std::lock_guard lock(mu_);
+            finishLocked(
+                *answered,
+                jsonrpc::errorResponse(message.id, verdict.code, verdict.message, verdict.data),
+                "blocked");
+          }
           return;
-        }
         case jsonrpc::Kind::kRequest:
           // A server request (sampling, elicitation) the client must not see:
           // answer it here, or the server waits for an answer that never comes.
-          upstream_->send(
-              jsonrpc::errorResponse(message["id"], verdict.code, verdict.message, verdict.data));
+          upstream_->send(mcp::Message::made(
+              jsonrpc::errorResponse(message.id, verdict.code, verdict.message, verdict.data),
+              jsonrpc::Kind::kResponse, Direction::kToServer, message.id));
           return;
         case jsonrpc::Kind::kNotification:
         case jsonrpc::Kind::kInvalid:
@@ -367,35 +371,36 @@ void Session::fromServer(std::string line) {
       }
       return;
     }
-    reserialise = reserialise || verdict.modified;
+    // The client reads what was checked: of duplicate keys, the last.
+    if (verdict.modified) message.text.clear();
   }
-  if (reserialise) line = jsonrpc::serialize(message);
+  std::string& line = message.wire();
 
   std::lock_guard lock(mu_);
   last_activity_ = Clock::now();
-  switch (jsonrpc::classify(message)) {
+  switch (message.kind) {
     case jsonrpc::Kind::kResponse: {
-      std::string key = jsonrpc::idKey(message["id"]);
-      auto it = pending_.find(key);
-      if (it == pending_.end()) {
+      if (!answered) {
         log::debug("response for no pending request; dropped",
-                   {{"server", server_.name}, {"session", id_}, {"id", key}});
+                   {{"server", server_.name}, {"session", id_}, {"id", message.id_key}});
         return;
       }
-      if (it->second.initialize) {
-        auto result = message.find("result");
-        if (result != message.end() && result->is_object()) {
+      if (answered->initialize) {
+        auto result = message.value.find("result");
+        if (result != message.value.end() && result->is_object()) {
           auto version = result->find("protocolVersion");
           batches_allowed_ = version != result->end() && *version == "2025-03-26";
         }
       }
-      completeLocked(key, std::move(line), message.contains("error") ? "error" : "ok");
+      const bool error = message.value.contains("error");
+      finishLocked(*answered, std::move(line), error ? "error" : "ok");
       return;
     }
     case jsonrpc::Kind::kNotification: {
-      if (message["method"] == "notifications/progress") {
-        auto params = message.find("params");
-        if (params != message.end() && params->is_object() && params->contains("progressToken")) {
+      if (message.method == "notifications/progress") {
+        auto params = message.value.find("params");
+        if (params != message.value.end() && params->is_object() &&
+            params->contains("progressToken")) {
           auto it = progress_.find(jsonrpc::idKey((*params)["progressToken"]));
           if (it != progress_.end()) {
             auto& mailbox = pending_.at(it->second).mailbox;
@@ -488,7 +493,7 @@ void Session::endStalledLocked(Clock::time_point now) {
     }
     if (!ended.contains(mailbox)) to_end.push_back(it->second.mailbox);
     auto& errors = ended[mailbox];
-    errors.push_back(jsonrpc::errorResponse(json::parse(it->first), jsonrpc::kUpstreamError, why,
+    errors.push_back(jsonrpc::errorResponse(it->second.id, jsonrpc::kUpstreamError, why,
                                             gatewayData("stream_overflow", server_.name)));
     countDone(it->second, "overflow");
     if (!it->second.progress_key.empty()) progress_.erase(it->second.progress_key);
@@ -510,8 +515,7 @@ void Session::endStalledLocked(Clock::time_point now) {
 void Session::failAllLocked(const std::string& reason) {
   for (auto& [key, pending] : pending_) {
     countDone(pending, "closed");
-    pending.mailbox->pushFinal(jsonrpc::errorResponse(json::parse(key), jsonrpc::kUpstreamError,
-                                                      reason,
+    pending.mailbox->pushFinal(jsonrpc::errorResponse(pending.id, jsonrpc::kUpstreamError, reason,
                                                       gatewayData("session_closed", server_.name)));
   }
   pending_.clear();
@@ -583,7 +587,7 @@ void Session::tick() {
     for (auto it = pending_.begin(); it != pending_.end();) {
       if (it->second.deadline <= now) {
         countDone(it->second, "timeout");
-        json id = json::parse(it->first);
+        const json& id = it->second.id;
         it->second.mailbox->pushFinal(
             jsonrpc::errorResponse(id, jsonrpc::kUpstreamTimeout,
                                    "MCP server '" + server_.name + "' did not answer within " +
@@ -608,7 +612,10 @@ void Session::tick() {
     if (stream_ && stream_->abandoned()) stream_.reset();
     idle = pending_.empty() && now - last_activity_ >= config_->session.idle_timeout;
   }
-  for (auto& line : cancels) upstream_->send(std::move(line));
+  for (auto& line : cancels) {
+    upstream_->send(mcp::Message::made(std::move(line), jsonrpc::Kind::kNotification,
+                                       Direction::kToServer, nullptr, "notifications/cancelled"));
+  }
   if (idle) {
     close("idle for longer than the idle timeout");
     return;

@@ -17,8 +17,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "gateway/guard/filter.h"
 #include "gateway/guard/generation.h"
+#include "gateway/mcp/message.h"
 #include "gateway/session/client_session.h"
 #include "gateway/session/mailbox.h"
 
@@ -54,7 +55,7 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
 
   [[nodiscard]] const std::string& server() const override { return server_.name; }
 
-  Accepted fromClient(std::vector<nlohmann::json> messages, std::string original,
+  Accepted fromClient(std::vector<mcp::Message> messages,
                       const std::shared_ptr<Mailbox>& mailbox) override;
   StreamResult openStream(const std::shared_ptr<Mailbox>& mailbox) override;
   void close(const std::string& reason) override;
@@ -64,6 +65,7 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
  private:
   struct Pending {
     std::shared_ptr<Mailbox> mailbox;
+    nlohmann::json id;  // for the gateway's own answers (timeout, closed)
     std::uint64_t seq;
     std::chrono::steady_clock::time_point deadline;
     std::string progress_key;
@@ -73,15 +75,25 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
     // What scanned the request scans its response: a reload meanwhile does
     // not change the rules of a request in flight.
     std::shared_ptr<const FilterChain> filters;
+    // The request's effective policy (owned by `filters`), the response's too.
+    const EffectivePolicy* policy = nullptr;
     std::chrono::steady_clock::time_point received{};  // for its latency in /metrics
   };
 
-  void fromServer(std::string line);  // on the strand
+  using PendingMap = std::unordered_map<std::string, Pending>;  // id key -> waiting request
+
+  void fromServer(mcp::Message message);  // on the strand
   void upstreamExited(const std::string& status, const std::string& stopped_because);
   void routeUnsolicited(std::string message);  // mu_ held
+  void addPendingLocked(const mcp::Message& request, const std::shared_ptr<Mailbox>& mailbox,
+                        const std::shared_ptr<const FilterChain>& filters,
+                        std::chrono::steady_clock::time_point now);  // mu_ held
+  void cancelledLocked(const mcp::Message& cancelled);               // mu_ held
   // Answers a pending request; `outcome` is how it ended, for /metrics.
-  void completeLocked(const std::string& key, std::string response,
-                      std::string_view outcome);  // mu_ held
+  void finishLocked(Pending& pending, std::string response,
+                    std::string_view outcome);  // mu_ held
+  void completeLocked(PendingMap::iterator it, std::string response,
+                      std::string_view outcome);  // mu_ held, erases it
   void countDone(const Pending& pending, std::string_view outcome) const;
   void scheduleTick();
   void tick();
@@ -102,7 +114,7 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
   mutable std::mutex mu_;
   bool closed_ = false;
   std::string close_reason_;
-  std::unordered_map<std::string, Pending> pending_;       // id key -> waiting request
+  PendingMap pending_;
   std::unordered_map<std::string, std::string> progress_;  // progress token key -> id key
   std::shared_ptr<Mailbox> stream_;                        // the GET stream, if open
   std::deque<std::string> backlog_;                        // for the GET stream, while none is open

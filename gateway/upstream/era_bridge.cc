@@ -45,8 +45,8 @@ std::expected<std::shared_ptr<Upstream>, std::string> EraBridge::start(
   auto bridge =
       std::make_shared<EraBridge>(executor, choice, std::move(server), max_depth, std::move(outer));
   std::weak_ptr<EraBridge> weak = bridge;
-  Callbacks inner{[weak](std::string line) {
-                    if (auto self = weak.lock()) self->fromServer(std::move(line));
+  Callbacks inner{[weak](mcp::Message message) {
+                    if (auto self = weak.lock()) self->fromServer(std::move(message));
                   },
                   // Not through the bridge: the session may have dropped it by the time
                   // the process is reaped, and the reap must still be reported.
@@ -78,7 +78,7 @@ void EraBridge::terminate(std::string why) {
   if (inner_) inner_->terminate(std::move(why));
 }
 
-void EraBridge::send(std::string message) {
+void EraBridge::send(mcp::Message message) {
   switch (state_) {
     case State::kPassThrough:
       inner_->send(std::move(message));
@@ -89,9 +89,8 @@ void EraBridge::send(std::string message) {
       if (held_.size() >= kMaxHeld) {
         // A client piping requests without waiting for initialize: refused,
         // not buffered without end.
-        auto refused = jsonrpc::parse(message, max_depth_);
-        if (refused && jsonrpc::classify(*refused) == jsonrpc::Kind::kRequest) {
-          toClientError((*refused)["id"], jsonrpc::kUpstreamError,
+        if (message.isRequest()) {
+          toClientError(message.id, jsonrpc::kUpstreamError,
                         "too many messages before the server's initialize was answered");
         }
         return;
@@ -99,31 +98,33 @@ void EraBridge::send(std::string message) {
       held_.push_back(std::move(message));
       return;
     case State::kModern: {
-      auto parsed = jsonrpc::parse(message, max_depth_);
-      if (!parsed || parsed->is_array()) return;  // the session parsed it already
-      fromClientModern(std::move(*parsed));
+      if (message.value.is_null()) {
+        // One the gateway wrote as text (an error in a refused answer's
+        // place, a cancellation): the only messages that come unparsed.
+        auto parsed = jsonrpc::parse(message.text, max_depth_);
+        if (!parsed || parsed->is_array()) return;
+        message.value = std::move(*parsed);
+      }
+      fromClientModern(std::move(message.value));
       return;
     }
     case State::kFirst:
       break;
   }
-  auto parsed = jsonrpc::parse(message, max_depth_);
-  const bool initialize = parsed && parsed->is_object() &&
-                          jsonrpc::classify(*parsed) == jsonrpc::Kind::kRequest &&
-                          (*parsed)["method"] == "initialize";
+  const bool initialize = message.isRequest() && message.method == "initialize";
   const bool known_legacy = initialize && choice_ == EraChoice::kAuto && isKnownLegacy(server_);
   if (!initialize || choice_ == EraChoice::kLegacy || known_legacy) {
     // A modern client's lane (it probes for itself), or a server the config
     // (or an earlier probe) says is legacy: the session speaks to it as it is.
-    if (known_legacy) unconfirmed_initialize_ = jsonrpc::idKey((*parsed)["id"]);
+    if (known_legacy) unconfirmed_initialize_ = message.id_key;
     becomePassThrough();
     inner_->send(std::move(message));
     return;
   }
   state_ = State::kProbing;
-  initialize_ = std::move(*parsed);
+  initialize_ = std::move(message.value);
   probe_id_ = "mcpgate-probe-" + std::to_string(next_id_++);
-  inner_->send(jsonrpc::serialize(bridge::discoverRequest(probe_id_, kGatewayVersion)));
+  sendUpstream(bridge::discoverRequest(probe_id_, kGatewayVersion));
   probe_timer_.expires_after(kProbeTimeout);
   probe_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
     if (ec) return;
@@ -131,28 +132,21 @@ void EraBridge::send(std::string message) {
   });
 }
 
-void EraBridge::fromServer(std::string line) {
+void EraBridge::fromServer(mcp::Message message) {
   if (state_ == State::kPassThrough || state_ == State::kFirst) {
-    if (!unconfirmed_initialize_.empty()) confirmLegacy(line);
-    outer_.on_message(std::move(line));
+    if (!unconfirmed_initialize_.empty()) confirmLegacy(message);
+    outer_.on_message(std::move(message));
     return;
   }
-  auto parsed = jsonrpc::parse(line, max_depth_);
-  if (!parsed || parsed->is_array()) {
-    outer_.on_message(std::move(line));  // the session says what is wrong with it
-    return;
-  }
-  json& message = *parsed;
-  const jsonrpc::Kind kind = jsonrpc::classify(message);
   if (state_ == State::kProbing) {
-    if (kind == jsonrpc::Kind::kResponse && message["id"] == probe_id_) {
-      probeAnswered(message);
+    if (message.isResponse() && message.id == probe_id_) {
+      probeAnswered(message.value);
     } else {
-      outer_.on_message(std::move(line));  // a log line of a legacy server, say
+      outer_.on_message(std::move(message));  // a log line of a legacy server, say
     }
     return;
   }
-  fromServerModern(std::move(message));
+  fromServerModern(std::move(message.value));
 }
 
 void EraBridge::probeAnswered(const json& response) {
@@ -193,15 +187,13 @@ void EraBridge::probeTimedOut() {
   becomePassThrough();
 }
 
-void EraBridge::confirmLegacy(const std::string& line) {
-  auto parsed = jsonrpc::parse(line, max_depth_);
-  if (!parsed || jsonrpc::classify(*parsed) != jsonrpc::Kind::kResponse ||
-      jsonrpc::idKey((*parsed)["id"]) != unconfirmed_initialize_) {
-    return;
-  }
+void EraBridge::confirmLegacy(const mcp::Message& message) {
+  if (!message.isResponse() || message.id_key != unconfirmed_initialize_) return;
   unconfirmed_initialize_.clear();
   // Refused: the server may have become modern; the next process is probed.
-  if (parsed->contains("error")) setKnownLegacy(server_, false);
+  if (message.value.is_object() && message.value.contains("error")) {
+    setKnownLegacy(server_, false);
+  }
 }
 
 void EraBridge::becomePassThrough() {
@@ -210,7 +202,7 @@ void EraBridge::becomePassThrough() {
   if (!probed) return;
   if (choice_ == EraChoice::kAuto) setKnownLegacy(server_, true);
   log::debug("server era", {{"server", server_}, {"era", "legacy"}});
-  inner_->send(jsonrpc::serialize(initialize_));
+  sendUpstream(initialize_);
   initialize_ = nullptr;
   while (!held_.empty()) {
     inner_->send(std::move(held_.front()));
@@ -231,17 +223,23 @@ void EraBridge::becomeModern(const json& discover, std::string version) {
   json answer = {{"jsonrpc", "2.0"}, {"id", initialize_["id"]}, {"result", std::move(result)}};
   initialize_ = nullptr;
   toClient(answer);
-  std::deque<std::string> held = std::move(held_);
-  for (auto& line : held) send(std::move(line));
+  std::deque<mcp::Message> held = std::move(held_);
+  for (auto& message : held) send(std::move(message));
 }
 
-void EraBridge::toClient(const json& message) { outer_.on_message(jsonrpc::serialize(message)); }
+// What the bridge writes is built as a value and handed on as a message with
+// its facts read once (mcp::Message::of); it is serialised where it is sent.
+void EraBridge::toClient(const json& message) {
+  outer_.on_message(mcp::Message::of(message, Direction::kToClient));
+}
 
 void EraBridge::toClientError(const json& id, int code, const std::string& message) {
-  outer_.on_message(jsonrpc::errorResponse(id, code, message));
+  toClient({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
 }
 
-void EraBridge::sendUpstream(const json& message) { inner_->send(jsonrpc::serialize(message)); }
+void EraBridge::sendUpstream(const json& message) {
+  inner_->send(mcp::Message::of(message, Direction::kToServer));
+}
 
 void EraBridge::fromClientModern(json message) {
   switch (jsonrpc::classify(message)) {
@@ -350,9 +348,13 @@ void EraBridge::fromServerModern(json message) {
     case jsonrpc::Kind::kRequest:
       // A modern server sends no requests (MRTR replaces them): refuse it so
       // it does not wait.
-      inner_->send(jsonrpc::errorResponse(
-          message["id"], jsonrpc::kInvalidRequest,
-          "the 2026-07-28 revision has no server-to-client requests; use inputRequests"));
+      sendUpstream({{"jsonrpc", "2.0"},
+                    {"id", message["id"]},
+                    {"error",
+                     {{"code", jsonrpc::kInvalidRequest},
+                      {"message",
+                       "the 2026-07-28 revision has no server-to-client requests; "
+                       "use inputRequests"}}}});
       return;
     case jsonrpc::Kind::kInvalid:
       return;

@@ -62,7 +62,7 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
       boost::asio::any_io_executor executor, EraChoice choice, std::string server,
       std::uint32_t max_depth, Callbacks outer, const StartInner& start_inner);
 
-  void send(std::string message) override;
+  void send(mcp::Message message) override;
   void terminate(std::string why) override;
 
   EraBridge(boost::asio::any_io_executor executor, EraChoice choice, std::string server,
@@ -83,13 +83,13 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
     std::optional<std::string> request_state;
   };
 
-  void fromServer(std::string line);
+  void fromServer(mcp::Message message);
   void probeAnswered(const nlohmann::json& response);
   void probeTimedOut();
   void becomePassThrough();
   // A server skipped the probe as known legacy: its answer to initialize
   // confirms it, or (refused) makes the next process probe again.
-  void confirmLegacy(const std::string& line);
+  void confirmLegacy(const mcp::Message& message);
   void becomeModern(const nlohmann::json& discover, std::string version);
   void toClient(const nlohmann::json& message);
   void toClientError(const nlohmann::json& id, int code, const std::string& message);
@@ -114,7 +114,7 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   std::string probe_id_;
   std::string unconfirmed_initialize_;  // id key of an initialize sent unprobed
   nlohmann::json initialize_;           // the client's, while probing
-  std::deque<std::string> held_;        // the client's messages while probing
+  std::deque<mcp::Message> held_;       // the client's messages while probing
   bridge::ClientEnvelope envelope_;
   nlohmann::json server_capabilities_ = nlohmann::json::object();
   std::set<std::string> subscriptions_;

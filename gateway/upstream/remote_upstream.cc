@@ -18,6 +18,7 @@
 #include "config/address.h"
 #include "config/units.h"
 #include "gateway/mcp/jsonrpc.h"
+#include "gateway/mcp/message.h"
 #include "gateway/observe/log.h"
 #include "gateway/upstream/remote_connection.h"
 #include "gateway/upstream/sse_parser.h"
@@ -51,7 +52,8 @@ constexpr auto kMaxDeleteWait = std::chrono::seconds(5);
 // Messages a client may send before initialize is answered (see send()).
 constexpr std::size_t kMaxHeldMessages = 256;
 
-// What the gateway needs to know of a message it posts.
+// What the gateway needs to know of a message it posts: the facts of the
+// message the session sends, read from it (never parsed again here).
 struct Outgoing {
   bool request = false;
   json id;  // for a request
@@ -61,16 +63,13 @@ struct Outgoing {
   mutable StreamResume resume;  // SEP-1699: set by the round trips that read its streams
 };
 
-Outgoing describe(std::string_view body) {
+Outgoing describe(const mcp::Message& message) {
   Outgoing out;
-  auto message = json::parse(body, nullptr, false);
-  if (!message.is_object()) return out;
-  auto method = message.find("method");
-  if (method == message.end() || !method->is_string()) return out;
-  out.method = method->get<std::string>();
-  if (auto id = message.find("id"); id != message.end()) {
+  if (message.method.empty()) return out;  // a response
+  out.method = message.method;
+  if (message.isRequest()) {
     out.request = true;
-    out.id = *id;
+    out.id = message.id;
     out.initialize = out.method == "initialize";
   }
   out.initialized = !out.request && out.method == "notifications/initialized";
@@ -96,7 +95,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     if (!default_port) host_header_ += ":" + std::to_string(remote.port);
   }
 
-  void send(std::string message) override {
+  void send(mcp::Message message) override {
     if (terminating_) return;
     if (initializing_) {
       // Until initialize is answered there is no session id or protocol
@@ -119,9 +118,9 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     if (outgoing.initialize) initializing_ = true;
     asio::co_spawn(
         executor_,
-        [self = shared_from_this(), message = std::move(message),
+        [self = shared_from_this(), body = std::move(message.wire()),
          outgoing = std::move(outgoing)]() mutable {
-          return self->postMessage(std::move(message), std::move(outgoing));
+          return self->postMessage(std::move(body), std::move(outgoing));
         },
         asio::detached);
   }
@@ -199,7 +198,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
 
   void releaseHeld() {
     initializing_ = false;
-    std::deque<std::string> held = std::move(held_);
+    std::deque<mcp::Message> held = std::move(held_);
     held_.clear();
     while (!held.empty()) {
       send(std::move(held.front()));
@@ -222,7 +221,12 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     if (!outgoing.request) return;
     json data = {{"gateway", "mcpgate"}, {"reason", failure.reason}, {"server", options_.server}};
     if (failure.status != 0) data["status"] = failure.status;
-    deliver(jsonrpc::errorResponse(outgoing.id, jsonrpc::kUpstreamError, failure.message, data));
+    deliver(mcp::Message::of(
+        json{{"jsonrpc", "2.0"},
+             {"id", outgoing.id},
+             {"error",
+              {{"code", jsonrpc::kUpstreamError}, {"message", failure.message}, {"data", data}}}},
+        Direction::kToClient));
     if (outgoing.initialize && session_id_.empty()) {
       // A session that never started holds a slot of limits.max_sessions
       // for nothing: a client retrying against a remote that is down would
@@ -231,42 +235,42 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     }
   }
 
-  void deliver(std::string message) {
+  void deliver(mcp::Message message) {
     if (reported_) return;
     callbacks_.on_message(std::move(message));
   }
 
-  // One body (JSON or one SSE event): one message, or a batch of them.
-  // Returns whether it held the answer to `outgoing`.
-  bool deliverBody(std::string text, const Outgoing& outgoing) {
-    const std::size_t start = text.find_first_not_of(" \t\r\n");
-    if (start != std::string::npos && text[start] == '[') {
-      auto batch = json::parse(text, nullptr, false);
-      if (!batch.is_array()) return false;
-      bool answered = false;
-      for (json& message : batch) {
-        answered = inspect(message, outgoing) || answered;
-        deliver(message.dump(-1, ' ', false, json::error_handler_t::replace));
-      }
-      return answered;
-    }
+  // One body (JSON or one SSE event): one message, or a batch of them,
+  // parsed here once and handed on parsed. Returns whether it held the
+  // answer to `outgoing`, or the parse error when it is not JSON-RPC text.
+  std::expected<bool, jsonrpc::ParseError> deliverBody(std::string text, const Outgoing& outgoing) {
+    auto body = mcp::parseBody(std::move(text), options_.max_json_depth, Direction::kToClient);
+    if (!body) return std::unexpected(std::move(body.error()));
     bool answered = false;
-    if (outgoing.request) {
-      auto message = json::parse(text, nullptr, false);
-      answered = inspect(message, outgoing);
+    for (mcp::Message& message : body->messages) {
+      answered = inspect(message, outgoing) || answered;
+      deliver(std::move(message));
     }
-    deliver(std::move(text));
     return answered;
   }
 
+  void dropUnparsed(const jsonrpc::ParseError& error) const {
+    // Never log the text: it may carry exactly what DLP exists to protect.
+    log::warn("server sent a line that is not one JSON-RPC message; dropped",
+              {{"server", options_.server},
+               {"session", options_.session},
+               {"error", error.message.substr(0, 200)}});
+  }
+
   // Whether `message` answers `outgoing`; notes the negotiated protocol version.
-  bool inspect(const json& message, const Outgoing& outgoing) {
-    if (!outgoing.request || !message.is_object()) return false;
-    auto id = message.find("id");
-    if (id == message.end() || *id != outgoing.id || message.contains("method")) return false;
+  bool inspect(const mcp::Message& message, const Outgoing& outgoing) {
+    if (!outgoing.request || !message.value.is_object() || message.id != outgoing.id ||
+        !message.value.contains("id") || message.value.contains("method")) {
+      return false;
+    }
     if (outgoing.initialize) {
-      auto result = message.find("result");
-      if (result != message.end() && result->is_object()) {
+      auto result = message.value.find("result");
+      if (result != message.value.end() && result->is_object()) {
         auto version = result->find("protocolVersion");
         // It becomes a request header: only a version we know (a remote must
         // not put CR LF into the gateway's requests).
@@ -428,7 +432,12 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       bool fits = true;
       if (kind == Body::kSse) {
         fits = sse.feed(piece, [&](std::string event) {
-          answered = deliverBody(std::move(event), outgoing) || answered;
+          auto delivered = deliverBody(std::move(event), outgoing);
+          if (!delivered) {
+            dropUnparsed(delivered.error());
+          } else {
+            answered = *delivered || answered;
+          }
         });
       } else if (kind == Body::kJson) {
         fits = body.size() + piece.size() <= limit;
@@ -455,11 +464,14 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     if (kind == Body::kSse) outgoing.resume.noteStream(sse);
     if (failure) co_return failure;
     if (kind == Body::kJson) {
-      if (json::accept(body)) {
-        answered = deliverBody(std::move(body), outgoing) || answered;
-      } else {
+      auto delivered = deliverBody(std::move(body), outgoing);
+      if (delivered) {
+        answered = *delivered || answered;
+      } else if (delivered.error().code == jsonrpc::kParseError) {
         co_return Failure{who + " answered with a body that is not valid JSON",
                           "upstream_bad_response", status};
+      } else {
+        dropUnparsed(delivered.error());  // valid JSON, nested deeper than allowed
       }
     }
     co_return std::nullopt;
@@ -572,7 +584,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   std::vector<std::unique_ptr<Connection>> idle_;
   std::set<Connection*> active_;  // closed by terminate()
   bool initializing_ = false;     // an initialize is waiting for its answer
-  std::deque<std::string> held_;  // what the client sent meanwhile
+  std::deque<mcp::Message> held_;  // what the client sent meanwhile
   bool terminating_ = false;
   bool reported_ = false;
   bool stream_started_ = false;

@@ -112,8 +112,22 @@ ChildUpstream::ChildUpstream(asio::any_io_executor executor, sandbox::Child chil
   }
 }
 
-void ChildUpstream::send(std::string message) {
+std::optional<mcp::Message> Upstream::parseFromServer(std::string text, const Options& options) {
+  auto body = mcp::parseBody(std::move(text), options.max_json_depth, Direction::kToClient);
+  if (!body || body->batch) {
+    // Never log the text: it may carry exactly what DLP exists to protect.
+    log::warn("server sent a line that is not one JSON-RPC message; dropped",
+              {{"server", options.server},
+               {"session", options.session},
+               {"error", body ? "batch from server" : body.error().message.substr(0, 200)}});
+    return std::nullopt;
+  }
+  return std::move(body->messages.front());
+}
+
+void ChildUpstream::send(mcp::Message sent) {
   if (terminating_ || !stdin_.is_open()) return;
+  std::string message = std::move(sent.wire());
   message += '\n';
   if (!writing_) {
     // Nothing queued: write now. A message that fits the pipe is done in one
@@ -209,7 +223,9 @@ asio::awaitable<void> ChildUpstream::readMessages() {
       }
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      callbacks_.on_message(std::move(line));
+      if (auto message = parseFromServer(std::move(line), options_)) {
+        callbacks_.on_message(std::move(*message));
+      }
     }
     if (grow) chunk.resize(chunk.size() * 2);  // after its bytes were used
     co_await waitWhileHeld(executor_, callbacks_.hold,

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "egress/proxy.h"
+#include "gateway/mcp/message.h"
 #include "sandbox/spawn.h"
 #include "sandbox/stderr_lines.h"
 
@@ -42,9 +43,12 @@ class Upstream {
     // network: allowlist: the proxy that serves the sandbox's egress listener.
     std::shared_ptr<const egress::ProxySettings> egress = {};
     std::string session = {};  // the session it serves, for audit records
+    std::uint32_t max_json_depth = 64;  // of what the server sends
   };
   struct Callbacks {
-    std::function<void(std::string line)> on_message;
+    // Each message the server sent, parsed once here (a line, a JSON body or
+    // an SSE event); what does not parse is logged and dropped.
+    std::function<void(mcp::Message message)> on_message;
     // Called once, after the process is reaped and its stdout drained: how it
     // ended ("exited with status 3") and, if the gateway stopped it, why.
     // A remote upstream calls it once it has stopped for good (terminated, or
@@ -56,7 +60,14 @@ class Upstream {
   };
 
   virtual ~Upstream() = default;
-  virtual void send(std::string message) = 0;   // one message, without a newline
+  // A line or body from a server as one message, parsed here once; a batch
+  // (which a stdio server must not send) or text that does not parse is
+  // logged (never its text) and gives nullopt.
+  [[nodiscard]] static std::optional<mcp::Message> parseFromServer(std::string text,
+                                                                   const Options& options);
+  // One message, its `text` the line to send (without a newline, no raw CR
+  // or LF); its facts say what the remote upstream needs to know of it.
+  virtual void send(mcp::Message message) = 0;
   virtual void terminate(std::string why) = 0;  // idempotent
 };
 
@@ -83,7 +94,7 @@ class ChildUpstream final : public Upstream, public std::enable_shared_from_this
       boost::asio::any_io_executor executor, const sandbox::SpawnSpec& spec, Options options,
       Callbacks callbacks);
 
-  void send(std::string message) override;
+  void send(mcp::Message message) override;
   void terminate(std::string why) override;
 
   ChildUpstream(boost::asio::any_io_executor executor, sandbox::Child child, Options options,
