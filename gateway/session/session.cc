@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
-#include <cctype>
 #include <optional>
 
 #include "config/units.h"
+#include "gateway/guard/ambiguity.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/observe/audit.h"
 #include "gateway/observe/log.h"
@@ -30,79 +30,6 @@ inline constexpr int kRequestCancelled = -32800;
 
 json gatewayData(std::string_view reason, const std::string& server) {
   return {{"gateway", "mcpgate"}, {"reason", reason}, {"server", server}};
-}
-
-// `key` as Go's encoding/json compares it with a member name: ASCII case
-// folded, and the two non-ASCII letters Unicode folds to ASCII ones, the long
-// s (U+017F) and the Kelvin sign (U+212A).
-std::string foldedAsGoDoes(std::string_view key) {
-  std::string folded;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (key.substr(i).starts_with("\xC5\xBF")) {
-      folded += 's';
-      i += 1;
-    } else if (key.substr(i).starts_with("\xE2\x84\xAA")) {
-      folded += 'k';
-      i += 2;
-    } else {
-      folded += static_cast<char>(std::tolower(static_cast<unsigned char>(key[i])));
-    }
-  }
-  return folded;
-}
-
-// A key that is not `exact` (lower case) but that a case-insensitive parser
-// (Go's encoding/json) reads as `exact`.
-std::optional<std::string> caseVariantOf(const json& object,
-                                         std::initializer_list<std::string_view> exact) {
-  for (const auto& [key, value] : object.items()) {
-    const std::string folded = foldedAsGoDoes(key);
-    for (std::string_view want : exact) {
-      if (key != want && folded == want) return key;
-    }
-  }
-  return std::nullopt;
-}
-
-// The server must run what the gateway checked. A message that another
-// parser could read differently from nlohmann (which the filters and the
-// policy use) is refused: a member spelt in another case, which a
-// case-insensitive server matches, and for tools/call a name that is not a
-// plain string. Duplicate keys need no check here: the reader keeps the
-// last, and text that held any is sent re-serialised, so the server never
-// sees the other. nullopt: the message may go on to the filters.
-std::optional<Verdict> ambiguity(const mcp::Message& parsed, const std::string& server) {
-  const json& message = parsed.value;
-  if (!message.is_object()) return std::nullopt;
-  auto refuse = [&](int code, std::string_view reason, std::string text) {
-    Verdict verdict;
-    verdict.action = Verdict::Action::kReject;
-    verdict.code = code;
-    verdict.message = std::move(text);
-    verdict.data = gatewayData(reason, server);
-    return verdict;
-  };
-  if (auto key = caseVariantOf(message, {"jsonrpc", "id", "method", "params", "result", "error"})) {
-    return refuse(
-        jsonrpc::kInvalidRequest, "invalid_request",
-        "member '" + key->substr(0, 64) + "' differs from a JSON-RPC member only in case");
-  }
-  if (parsed.method != "tools/call") return std::nullopt;
-  auto params = message.find("params");
-  if (params == message.end() || !params->is_object()) {
-    return refuse(jsonrpc::kInvalidParams, "invalid_params", "tools/call needs params with a name");
-  }
-  auto name = params->find("name");
-  if (name == params->end() || !name->is_string()) {
-    return refuse(jsonrpc::kInvalidParams, "invalid_params",
-                  "tools/call needs params.name, the tool's name as a string");
-  }
-  if (auto key = caseVariantOf(*params, {"name", "arguments"})) {
-    return refuse(jsonrpc::kInvalidParams, "invalid_params",
-                  "tools/call params member '" + key->substr(0, 64) +
-                      "' differs from 'name' or 'arguments' only in case");
-  }
-  return std::nullopt;
 }
 
 }  // namespace
