@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gateway/guard/generation.h"
@@ -70,6 +71,16 @@ class AggregateSession final : public ClientSession,
  private:
   static const std::string kNoServer;
 
+  // What each kind of list holds, and the member that names an item.
+  struct ListKind {
+    std::string_view method, key, name_member;
+  };
+  static constexpr ListKind kLists[] = {
+      {"tools/list", "tools", "name"},
+      {"prompts/list", "prompts", "name"},
+      {"resources/list", "resources", "uri"},
+      {"resources/templates/list", "resourceTemplates", "uriTemplate"}};
+
   struct Inner {
     std::shared_ptr<Session> session;
     bool starting = false;
@@ -82,6 +93,7 @@ class AggregateSession final : public ClientSession,
 
   boost::asio::awaitable<void> handle(mcp::Message message, std::shared_ptr<Mailbox> out);
   boost::asio::awaitable<nlohmann::json> answer(mcp::Message request, std::shared_ptr<Mailbox> out);
+  // In aggregate_names.cc: the merged lists and the names that route back.
   boost::asio::awaitable<nlohmann::json> listAll(const std::string& method, const std::string& key);
   // `request` goes to the server as the client sent it, or serialised
   // again when the aggregate changed it (its `text` then empty).
