@@ -53,6 +53,15 @@ struct RemoteConfig {
   bool allow_insecure_http = false;
 };
 
+// A server's `pool:` (gateway/session/lanes.h): the processes the gateway
+// keeps for each modern (2026-07-28) client, which brings no session.
+struct PoolConfig {
+  std::uint32_t size = 4;   // processes per client at most
+  std::uint32_t start = 1;  // started at a client's first request (the rest on demand)
+  // An idle process ends after this; unset: session.idle_timeout.
+  std::optional<std::chrono::milliseconds> idle_timeout;
+};
+
 struct ServerConfig {
   std::string name;  // key under `servers:`; served at /mcp/<name>
   // Set for a remote server; command, args, env, cwd and sandbox then do not apply.
@@ -73,6 +82,7 @@ struct ServerConfig {
   // error body) and caches the answer per process or origin; legacy and modern
   // skip the detection.
   gateway::EraChoice protocol = gateway::EraChoice::kAuto;
+  PoolConfig pool;
 };
 
 struct SessionConfig {

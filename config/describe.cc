@@ -22,11 +22,22 @@ namespace mcpgate::config {
 
 namespace {
 
+void emitPool(YAML::Emitter& out, const PoolConfig& pool) {
+  out << YAML::Key << "pool" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "size" << YAML::Value << pool.size;
+  out << YAML::Key << "start" << YAML::Value << pool.start;
+  if (pool.idle_timeout) {
+    out << YAML::Key << "idle_timeout" << YAML::Value << formatDuration(*pool.idle_timeout);
+  }
+  out << YAML::EndMap;
+}
+
 void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig& server) {
   out << YAML::Key << name << YAML::Value << YAML::BeginMap;
   if (server.remote) {
     emitRemoteServer(out, *server.remote);
     out << YAML::Key << "protocol" << YAML::Value << std::string(protocolChoiceName(server.protocol));
+    emitPool(out, server.pool);
     out << YAML::EndMap;
     return;
   }
@@ -40,6 +51,7 @@ void emitServer(YAML::Emitter& out, const std::string& name, const ServerConfig&
   out << YAML::Key << "sandbox" << YAML::Value;
   emitServerSandbox(out, name, server.sandbox);
   out << YAML::Key << "protocol" << YAML::Value << std::string(protocolChoiceName(server.protocol));
+  emitPool(out, server.pool);
   out << YAML::EndMap;
 }
 

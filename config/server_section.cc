@@ -15,6 +15,7 @@
 
 #include "config/expand.h"
 #include "config/remote_section.h"
+#include "config/units.h"
 
 namespace mcpgate::config {
 
@@ -118,6 +119,8 @@ class ServerLoader : private detail::Reader {
         done = loadCwd(item, item_path, server);
       } else if (!client_format && item.key == "protocol") {
         done = loadProtocol(item, item_path, server);
+      } else if (item.key == "pool" && !client_format) {
+        done = loadPool(item, item_path, server.pool);
       } else if (item.key == "sandbox") {
         auto settings = loadSandboxSection(*this, item, item_path, /*global=*/false);
         if (settings) {
@@ -140,7 +143,7 @@ class ServerLoader : private detail::Reader {
       } else {
         done = unknownKey(item, "in " + path,
                           {"command", "args", "env", "cwd", "sandbox", "url", "headers", "tls",
-                           "connect_timeout", "allow_insecure_http", "protocol"});
+                           "connect_timeout", "allow_insecure_http", "protocol", "pool"});
       }
       if (!done) return std::unexpected(done.error());
       if (item.key == "args" || item.key == "env" || item.key == "cwd" || item.key == "sandbox") {
@@ -165,6 +168,38 @@ class ServerLoader : private detail::Reader {
                   path + ": missing required key 'command' (or 'url' for a remote server)");
     }
     return server;
+  }
+
+  [[nodiscard]] std::expected<void, Error> loadPool(const Entry& e, const std::string& path,
+                                                    PoolConfig& pool) const {
+    auto items = entries(e.value, "in " + path);
+    if (!items) return std::unexpected(items.error());
+    constexpr std::uint64_t kMaxPool = 64;
+    for (const Entry& item : *items) {
+      const std::string item_path = path + "." + item.key;
+      if (item.key == "size" || item.key == "start") {
+        auto value = integerInRange(item, item_path, item.key == "size" ? 1 : 0, kMaxPool,
+                                    item.key == "size" ? "an integer from 1 to 64"
+                                                       : "an integer from 0 to 64");
+        if (!value) return std::unexpected(value.error());
+        (item.key == "size" ? pool.size : pool.start) = static_cast<std::uint32_t>(*value);
+      } else if (item.key == "idle_timeout") {
+        auto text = scalar(item, item_path, "a duration");
+        if (!text) return std::unexpected(text.error());
+        auto value = parseDuration(*text);
+        if (!value) return fail(item.line(), item_path + " '" + *text + "' " + value.error());
+        if (value->count() <= 0) return fail(item.line(), item_path + " must be more than 0");
+        pool.idle_timeout = *value;
+      } else {
+        return unknownKey(item, "in " + path, {"size", "start", "idle_timeout"});
+      }
+    }
+    if (pool.start > pool.size) {
+      return fail(e.line(), path + ".start (" + std::to_string(pool.start) +
+                                ") must not be more than " + path + ".size (" +
+                                std::to_string(pool.size) + ")");
+    }
+    return {};
   }
 
   [[nodiscard]] std::expected<void, Error> loadCommand(const Entry& e, const std::string& path,

@@ -1,6 +1,8 @@
 #include "gateway/session/lanes.h"
 
 #include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 
 #include "gateway/mcp/jsonrpc.h"
@@ -157,8 +159,22 @@ LanePool& LanePool::instance() {
 
 void LanePool::reapLocked(Clock::time_point now) {
   for (auto it = lanes_.begin(); it != lanes_.end();) {
-    std::erase_if(it->second, [](const std::shared_ptr<Lane>& lane) {
-      return lane->era != Era::kUnknown && !alive(*lane);
+    std::erase_if(it->second, [&](const std::shared_ptr<Lane>& lane) {
+      if (lane->era == Era::kUnknown) return false;  // still starting
+      if (alive(*lane) && lane->in_flight == 0 && lane->idle_timeout.count() > 0 &&
+          now - lane->last_used >= lane->idle_timeout) {
+        bool listened = false;
+        {
+          std::lock_guard listeners(lane->listeners_mu);
+          std::erase_if(lane->listeners, [](const Listener& l) {
+            auto out = l.out.lock();
+            return !out || out->abandoned();
+          });
+          listened = !lane->listeners.empty();
+        }
+        if (!listened) lane->session->close("idle for longer than pool.idle_timeout");
+      }
+      return !alive(*lane);
     });
     it = it->second.empty() ? lanes_.erase(it) : std::next(it);
   }
@@ -187,7 +203,9 @@ awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
     const std::string& client, const std::string& identity) {
   const std::string name = server != nullptr ? server->name : std::string();
   const std::string key = identity + '\n' + name;
+  const auto size = static_cast<std::ptrdiff_t>(server != nullptr ? server->pool.size : 4);
   std::shared_ptr<Lane> lane;
+  int spares = 0;  // pool.start: lanes readied beside this one at an identity's first request
   {
     std::lock_guard lock(mu_);
     reapLocked(Clock::now());
@@ -198,49 +216,94 @@ awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
       if (!best || candidate->in_flight < best->in_flight) best = candidate;
     }
     const bool idle = best && (best->era == Era::kModern || best->in_flight == 0);
-    if (best && (idle || std::ssize(mine) >= kMaxLanes)) {
+    if (best && (idle || std::ssize(mine) >= size)) {
       ++best->in_flight;
       best->last_used = Clock::now();
       co_return best;
     }
-    lane = std::make_shared<Lane>();
-    lane->server = name;
-    lane->identity = identity;
-    lane->in_flight = 1;
-    mine.push_back(lane);
+    if (mine.empty() && server != nullptr && server->pool.start > 1) {
+      spares = static_cast<int>(server->pool.start) - 1;
+    }
+    lane = reserveLocked(mine, server, identity);
   }
-  std::expected<void, std::string> ready;
+  auto readied = co_await ready(lane, sessions, generation, server, std::move(aggregate), client);
+  if (readied && spares > 0) {
+    const auto executor = co_await asio::this_coro::executor;
+    for (int i = 0; i < spares; ++i) {
+      asio::co_spawn(executor, startSpare(sessions, generation, server, client, identity),
+                     asio::detached);
+    }
+  }
+  if (!readied) co_return std::unexpected(readied.error());
+  co_return lane;
+}
+
+std::shared_ptr<Lane> LanePool::reserveLocked(std::vector<std::shared_ptr<Lane>>& lanes,
+                                              const config::ServerConfig* server,
+                                              const std::string& identity) {
+  auto lane = std::make_shared<Lane>();
+  lane->server = server != nullptr ? server->name : std::string();
+  lane->identity = identity;
+  lane->in_flight = 1;
+  lane->idle_timeout = server != nullptr && server->pool.idle_timeout
+                           ? *server->pool.idle_timeout
+                           : std::chrono::milliseconds(0);
+  lanes.push_back(lane);
+  return lane;
+}
+
+awaitable<std::expected<void, std::string>> LanePool::ready(
+    std::shared_ptr<Lane> lane, SessionTable& sessions,
+    std::shared_ptr<const Generation> generation, const config::ServerConfig* server,
+    std::vector<std::string> aggregate, std::string client) {
+  std::expected<void, std::string> readied;
   if (server != nullptr) {
     auto created = sessions.create(generation, *server, client, /*inner=*/true);
     if (created) {
       lane->session = std::move(*created);
     } else {
-      ready = std::unexpected(created.error().message);
+      readied = std::unexpected(created.error().message);
     }
   } else {
     // The aggregate speaks the 2025 revisions to its client: the probe finds it legacy.
-    auto created = sessions.createAggregate(generation, std::move(aggregate), client, identity);
+    auto created = sessions.createAggregate(generation, std::move(aggregate), client,
+                                            lane->identity);
     if (created) {
       lane->session = std::move(*created);
     } else {
-      ready = std::unexpected(created.error().message);
+      readied = std::unexpected(created.error().message);
     }
   }
-  if (ready) ready = co_await probe(*lane);
+  if (readied) readied = co_await probe(*lane);
   std::lock_guard lock(mu_);
-  if (!ready) {
-    std::erase(lanes_[key], lane);
+  if (!readied) {
+    std::erase(lanes_[lane->identity + '\n' + lane->server], lane);
     if (lane->session) lane->session->close("the modern front could not ready it");
     log::warn("no lane for a modern client",
-              {{"server", name}, {"client", client}, {"error", ready.error()}});
-    co_return std::unexpected(ready.error());
+              {{"server", lane->server}, {"client", client}, {"error", readied.error()}});
+    co_return readied;
   }
   lane->last_used = Clock::now();
-  log::info("lane ready", {{"server", name},
+  log::info("lane ready", {{"server", lane->server},
                            {"client", client},
                            {"era", std::string(eraName(lane->era))},
                            {"session", lane->session->id()}});
-  co_return lane;
+  co_return readied;
+}
+
+awaitable<void> LanePool::startSpare(SessionTable& sessions,
+                                     std::shared_ptr<const Generation> generation,
+                                     const config::ServerConfig* server, std::string client,
+                                     std::string identity) {
+  std::shared_ptr<Lane> lane;
+  {
+    std::lock_guard lock(mu_);
+    auto& mine = lanes_[identity + '\n' + server->name];
+    if (std::ssize(mine) >= static_cast<std::ptrdiff_t>(server->pool.size)) co_return;
+    lane = reserveLocked(mine, server, identity);
+  }
+  auto readied = co_await ready(lane, sessions, generation, server, {}, client);
+  if (readied) release(lane);
 }
 
 void LanePool::release(const std::shared_ptr<Lane>& lane) {

@@ -51,6 +51,7 @@ struct Lane {
   modern::ServerOffer offer;  // what it declared (discover or initialize)
   int in_flight = 0;          // LanePool::mu_
   std::chrono::steady_clock::time_point last_used;
+  std::chrono::milliseconds idle_timeout{0};  // pool.idle_timeout, else session.idle_timeout
   std::mutex listeners_mu;
   std::vector<Listener> listeners;  // listeners_mu
   bool stream_open = false;         // listeners_mu: a legacy lane's GET stream is read
@@ -71,10 +72,11 @@ struct Ticket {
 
 class LanePool {
  public:
-  // Lanes per identity and server at most; a legacy lane serves one request at
-  // a time (a stdio server does not say which request its own requests belong
-  // to), so concurrent requests take more lanes, then share the least busy.
-  static constexpr int kMaxLanes = 4;
+  // Lanes per identity and server at most: the server's pool.size (4 for
+  // /mcp). A legacy lane serves one request at a time (a stdio server does
+  // not say which request its own requests belong to), so concurrent
+  // requests take more lanes, then share the least busy. pool.start lanes are
+  // started at an identity's first request; pool.idle_timeout ends idle ones.
   static constexpr std::chrono::minutes kTicketLifetime{5};
 
   static LanePool& instance();
@@ -117,6 +119,20 @@ class LanePool {
  private:
   LanePool();
   void reapLocked(std::chrono::steady_clock::time_point now);  // mu_ held
+  // A new lane entered in `lanes`, in flight for its caller. mu_ held.
+  std::shared_ptr<Lane> reserveLocked(std::vector<std::shared_ptr<Lane>>& lanes,
+                                      const config::ServerConfig* server,
+                                      const std::string& identity);
+  // Starts a reserved lane's session and probes it; on failure takes it out.
+  boost::asio::awaitable<std::expected<void, std::string>> ready(
+      std::shared_ptr<Lane> lane, SessionTable& sessions,
+      std::shared_ptr<const Generation> generation, const config::ServerConfig* server,
+      std::vector<std::string> aggregate, std::string client);
+  // A pool.start lane: readied and left idle.
+  boost::asio::awaitable<void> startSpare(SessionTable& sessions,
+                                          std::shared_ptr<const Generation> generation,
+                                          const config::ServerConfig* server, std::string client,
+                                          std::string identity);
 
   std::mutex mu_;
   // identity + '\n' + server -> its lanes

@@ -19,7 +19,7 @@ import {SOURCE_DIR, TEST_SERVER_INSIDE, everythingServerLines, startGateway, wai
 const V2_SERVER_INSIDE = '/opt/eras/servers/v2_server.mjs';
 const FAKE_SECRET = 'AKIA4YSNI2G3IITN5XVK';
 
-function writeConfig(extra = []) {
+function writeConfig(extra = [], {legacyPool} = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-eras-'));
   fs.chmodSync(dir, 0o755);
   // What the legacy test server received, line by line: the proof of what reached it.
@@ -40,6 +40,7 @@ function writeConfig(extra = []) {
     '    command: node',
     `    args: [${JSON.stringify(TEST_SERVER_INSIDE)}]`,
     '    env: {TEST_SERVER_RECORD: /record/received.jsonl}',
+    ...(legacyPool ? [`    pool: ${legacyPool}`] : []),
     `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/servers'))}, ` +
         `dst: /opt/mcpgate-tests}, {src: ${JSON.stringify(record)}, dst: /record, ro: false}]}`,
     ...everythingServerLines(),
@@ -615,5 +616,45 @@ describe('the aggregate /mcp for a modern client', () => {
     const sampled = await client.callTool({name: 'legacy__sample', arguments: {text: 'ping'}});
     assert.match(textOf(sampled), /model says hi to: ping/);
     await client.close();
+  });
+});
+
+describe('pool: per server', () => {
+  async function instances(gateway, calls) {
+    const client = await connect(gateway, 'legacy');
+    const results = await Promise.all(Array.from({length: calls},
+        () => client.callTool({name: 'instance', arguments: {}})));
+    await client.close();
+    return new Set(results.map(textOf));
+  }
+
+  test('size caps the processes one client gets; concurrent calls share them', async () => {
+    const gateway = await startGateway(writeConfig([], {legacyPool: '{size: 2}'}).file);
+    try {
+      const seen = await instances(gateway, 6);
+      assert.ok(seen.size >= 1 && seen.size <= 2, `${seen.size} processes: ${[...seen]}`);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  test('start readies that many at the first request; idle_timeout ends idle ones', async () => {
+    const gateway = await startGateway(
+        writeConfig([], {legacyPool: '{size: 3, start: 3, idle_timeout: 1s}'}).file);
+    try {
+      await instances(gateway, 1);
+      const ready = () => gateway.logs().split('\n').filter((l) => l.includes('"lane ready"') &&
+          l.includes('"server":"legacy"')).length;
+      assert.ok(await waitFor(() => ready() === 3, {timeoutMs: 10000}), `lanes ready: ${ready()}`);
+      const first = await instances(gateway, 1);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The next request finds the idle processes past their time: they end, a new one serves it.
+      const later = await instances(gateway, 1);
+      assert.ok(![...later].some((id) => first.has(id)), `still ${[...later]}`);
+      assert.ok(await waitFor(() => gateway.logs().includes('idle for longer than pool.idle_timeout'),
+          {timeoutMs: 5000}), 'no idle end logged');
+    } finally {
+      await gateway.stop();
+    }
   });
 });
