@@ -74,29 +74,8 @@ modern::ServerOffer offerFrom(const std::string& name, const json& result, bool 
 
 bool alive(const Lane& lane) { return lane.session && lane.session->closeReason().empty(); }
 
-// Finds the era of a fresh lane and readies it: server/discover answered
-// with our modern version is a modern server; any other answer a legacy one,
-// which is then initialized.
-awaitable<std::expected<void, std::string>> probe(Lane& lane) {
-  auto discovered = co_await askLane(*lane.session, discoverProbe());
-  if (!discovered) co_return std::unexpected("the server ended during server/discover");
-  json reply = json::parse(*discovered, nullptr, /*allow_exceptions=*/false);
-  const json* result = reply.is_object() && reply.contains("result") ? &reply["result"] : nullptr;
-  if (result != nullptr && result->is_object()) {
-    const json versions = result->value("supportedVersions", json::array());
-    if (versions.is_array() &&
-        std::ranges::find(versions, json(jsonrpc::kModernProtocolVersions[0])) != versions.end()) {
-      lane.era = Era::kModern;
-      lane.offer = offerFrom(lane.server, *result, true);
-      co_return std::expected<void, std::string>{};
-    }
-  }
-  if (reply.is_object() && reply.contains("error") &&
-      reply["error"].value("code", 0) == jsonrpc::kUnsupportedProtocolVersion) {
-    co_return std::unexpected("the server speaks modern MCP but not " +
-                              std::string(jsonrpc::kModernProtocolVersions[0]) + ": " +
-                              reply["error"].dump());
-  }
+// Opens a 2025-era server's session as its client would.
+awaitable<std::expected<void, std::string>> initializeLegacy(Lane& lane) {
   auto initialized = co_await askLane(*lane.session, initializeRequest());
   if (!initialized) co_return std::unexpected("the server ended during initialize");
   json answer = json::parse(*initialized, nullptr, /*allow_exceptions=*/false);
@@ -110,6 +89,43 @@ awaitable<std::expected<void, std::string>> probe(Lane& lane) {
   lane.offer = offerFrom(lane.server, answer["result"], false);
   (void)sendToLane(*lane.session, json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
   co_return std::expected<void, std::string>{};
+}
+
+// Finds the era of a fresh lane and readies it: server/discover answered
+// with our modern version is a modern server; any other answer a legacy one,
+// which is then initialized.
+awaitable<std::expected<void, std::string>> probe(Lane& lane) {
+  // protocol: legacy skips the probe.
+  if (lane.choice == EraChoice::kLegacy) {
+    auto ready = co_await initializeLegacy(lane);
+    co_return ready;
+  }
+  auto discovered = co_await askLane(*lane.session, discoverProbe());
+  if (!discovered) co_return std::unexpected("the server ended during server/discover");
+  json reply = json::parse(*discovered, nullptr, /*allow_exceptions=*/false);
+  const json* result = reply.is_object() && reply.contains("result") ? &reply["result"] : nullptr;
+  if (result != nullptr && result->is_object()) {
+    const json versions = result->value("supportedVersions", json::array());
+    if (versions.is_array() &&
+        std::ranges::find(versions, json(jsonrpc::kModernProtocolVersions[0])) != versions.end()) {
+      lane.era = Era::kModern;
+      lane.offer = offerFrom(lane.server, *result, true);
+      co_return std::expected<void, std::string>{};
+    }
+  }
+  if (lane.choice == EraChoice::kModern) {
+    co_return std::unexpected("the server is configured 'protocol: modern' but did not answer "
+                              "server/discover with " +
+                              std::string(jsonrpc::kModernProtocolVersions[0]));
+  }
+  if (reply.is_object() && reply.contains("error") &&
+      reply["error"].value("code", 0) == jsonrpc::kUnsupportedProtocolVersion) {
+    co_return std::unexpected("the server speaks modern MCP but not " +
+                              std::string(jsonrpc::kModernProtocolVersions[0]) + ": " +
+                              reply["error"].dump());
+  }
+  auto ready = co_await initializeLegacy(lane);
+  co_return ready;
 }
 
 }  // namespace
@@ -245,6 +261,7 @@ std::shared_ptr<Lane> LanePool::reserveLocked(std::vector<std::shared_ptr<Lane>>
   lane->server = server != nullptr ? server->name : std::string();
   lane->identity = identity;
   lane->in_flight = 1;
+  lane->choice = server != nullptr ? server->protocol : EraChoice::kAuto;
   lane->idle_timeout = server != nullptr && server->pool.idle_timeout
                            ? *server->pool.idle_timeout
                            : std::chrono::milliseconds(0);

@@ -48,6 +48,7 @@ struct Lane {
   std::string server;
   std::string identity;
   Era era = Era::kUnknown;
+  EraChoice choice = EraChoice::kAuto;  // the server's `protocol:`
   modern::ServerOffer offer;  // what it declared (discover or initialize)
   int in_flight = 0;          // LanePool::mu_
   std::chrono::steady_clock::time_point last_used;

@@ -596,7 +596,7 @@ describe('the aggregate /mcp for a modern client', () => {
   });
   after(async () => gateway?.stop());
 
-  test('discover, list the servers\' tools, call one, sample through it', async () => {
+  test('discover, list the servers\' tools (both eras), call them, sample through it', async () => {
     const {status, body} = await post(gateway, '',
         {jsonrpc: '2.0', id: 'd', method: 'server/discover', params: {_meta: META}},
         {...MODERN_HEADERS, 'Mcp-Method': 'server/discover'});
@@ -607,12 +607,13 @@ describe('the aggregate /mcp for a modern client', () => {
     const client = await connect(gateway, '');
     const {tools} = await client.listTools();
     const names = tools.map((t) => t.name);
-    // The modern-only server is not among them until the aggregate speaks to modern servers.
-    for (const name of ['legacy__echo', 'everything__echo']) {
+    // The modern-only server too: the aggregate reaches it through the era bridge.
+    for (const name of ['modern__echo', 'legacy__echo', 'everything__echo']) {
       assert.ok(names.includes(name), `${name} missing from ${names}`);
     }
     assert.equal(textOf(await client.callTool({name: 'legacy__echo', arguments: {text: 'via /mcp'}})),
         'via /mcp');
+    assert.equal(textOf(await client.callTool({name: 'modern__echo', arguments: {text: 'm'}})), 'echo: m');
     const sampled = await client.callTool({name: 'legacy__sample', arguments: {text: 'ping'}});
     assert.match(textOf(sampled), /model says hi to: ping/);
     await client.close();
