@@ -8,8 +8,8 @@ namespace {
 using jsonrpc::Kind;
 using nlohmann::json;
 
-Message one(std::string text) {
-  auto body = parseBody(std::move(text), 64, Direction::kToServer);
+Message one(const std::string& text) {
+  auto body = parseBody(text, 64, Direction::kToServer);
   EXPECT_TRUE(body.has_value());
   EXPECT_EQ(body->messages.size(), 1u);
   return std::move(body->messages.front());
