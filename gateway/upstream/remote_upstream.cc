@@ -21,8 +21,8 @@
 #include "gateway/mcp/message.h"
 #include "gateway/observe/log.h"
 #include "gateway/upstream/remote_connection.h"
+#include "gateway/upstream/remote_outgoing.h"
 #include "gateway/upstream/sse_parser.h"
-#include "gateway/upstream/stream_resume.h"
 
 namespace mcpgate::gateway {
 
@@ -39,6 +39,8 @@ using tcp = asio::ip::tcp;
 using remote::closeConnection;
 using remote::Connection;
 using remote::Failure;
+using remote::describe;
+using remote::Outgoing;
 
 // Connections kept open for the next request. More are opened while more
 // requests are in flight; past this many idle ones the extra are closed.
@@ -51,30 +53,6 @@ constexpr auto kStreamRetry = std::chrono::seconds(2);
 constexpr auto kMaxDeleteWait = std::chrono::seconds(5);
 // Messages a client may send before initialize is answered (see send()).
 constexpr std::size_t kMaxHeldMessages = 256;
-
-// What the gateway needs to know of a message it posts: the facts of the
-// message the session sends, read from it (never parsed again here).
-struct Outgoing {
-  bool request = false;
-  json id;  // for a request
-  std::string method;
-  bool initialize = false;
-  bool initialized = false;  // notifications/initialized
-  mutable StreamResume resume;  // SEP-1699: set by the round trips that read its streams
-};
-
-Outgoing describe(const mcp::Message& message) {
-  Outgoing out;
-  if (message.method.empty()) return out;  // a response
-  out.method = message.method;
-  if (message.isRequest()) {
-    out.request = true;
-    out.id = message.id;
-    out.initialize = out.method == "initialize";
-  }
-  out.initialized = !out.request && out.method == "notifications/initialized";
-  return out;
-}
 
 class RemoteUpstream final : public Upstream, public std::enable_shared_from_this<RemoteUpstream> {
  public:

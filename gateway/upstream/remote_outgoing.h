@@ -1,0 +1,39 @@
+#pragma once
+
+// What the remote upstream knows of a message it posts, read once from the
+// message the session sends (never parsed again), and the SEP-1699 resume
+// state of that request's streams.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gateway/mcp/message.h"
+#include "gateway/upstream/stream_resume.h"
+
+namespace mcpgate::gateway::remote {
+
+// What the gateway needs to know of a message it posts: the facts of the
+// message the session sends, read from it (never parsed again here).
+struct Outgoing {
+  bool request = false;
+  nlohmann::json id;  // for a request
+  std::string method;
+  bool initialize = false;
+  bool initialized = false;  // notifications/initialized
+  mutable StreamResume resume;  // SEP-1699: set by the round trips that read its streams
+};
+
+inline Outgoing describe(const mcp::Message& message) {
+  Outgoing out;
+  if (message.method.empty()) return out;  // a response
+  out.method = message.method;
+  if (message.isRequest()) {
+    out.request = true;
+    out.id = message.id;
+    out.initialize = out.method == "initialize";
+  }
+  out.initialized = !out.request && out.method == "notifications/initialized";
+  return out;
+}
+
+}  // namespace mcpgate::gateway::remote
