@@ -1,5 +1,6 @@
 #include "gateway/upstream/era_bridge.h"
 
+#include <cstdint>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -219,7 +220,9 @@ void EraBridge::becomeModern(const json& discover, std::string version) {
   const json params = initialize_.value("params", json::object());
   envelope_ = bridge::envelopeFrom(params, std::move(version));
   server_capabilities_ = discover.value("capabilities", json::object());
-  json result = bridge::initializeResult(discover, params.value("protocolVersion", ""));
+  const json requested = params.is_object() ? params.value("protocolVersion", json()) : json();
+  json result = bridge::initializeResult(
+      discover, requested.is_string() ? requested.get_ref<const std::string&>() : "");
   json answer = {{"jsonrpc", "2.0"}, {"id", initialize_["id"]}, {"result", std::move(result)}};
   initialize_ = nullptr;
   toClient(answer);
@@ -251,14 +254,18 @@ void EraBridge::fromClientModern(json message) {
       }
       if (method == "notifications/cancelled") {
         // The client names its own id; the server knows the request by ours.
-        const json params = message.value("params", json::object());
-        const json requested = params.is_object() ? params.value("requestId", json()) : json();
-        for (const auto& [key, bridged] : bridged_) {
-          if (bridged.client_id == requested) {
-            message["params"]["requestId"] = bridged.request["id"];
+        auto params = message.find("params");
+        if (params == message.end() || !params->is_object() || !params->contains("requestId")) {
+          return;
+        }
+        const json requested = (*params)["requestId"];
+        for (auto it = bridged_.begin(); it != bridged_.end(); ++it) {
+          if (it->second.client_id == requested) {
+            (*params)["requestId"] = it->second.request["id"];
+            for (const auto& [input_id, unused] : it->second.waiting) inputs_.erase(input_id);
+            bridged_.erase(it);
             bridge::addEnvelope(message, envelope_);
             sendUpstream(message);
-            bridged_.erase(key);
             return;
           }
         }
@@ -373,10 +380,17 @@ void EraBridge::clientAnswered(const std::string& input_id, const json& message)
   if (message.contains("error")) {
     // Refused by the client, or by a rule on the way: the request ends so.
     for (const auto& [other, unused] : bridged.waiting) inputs_.erase(other);
+    // The client's error object is client input: read only what is well formed.
     const json& error = message["error"];
-    toClientError(bridged.client_id, error.value("code", jsonrpc::kUpstreamError),
+    const json code = error.is_object() ? error.value("code", json()) : json();
+    const json why = error.is_object() ? error.value("message", json()) : json();
+    toClientError(bridged.client_id,
+                  code.is_number_integer() && code.get<long long>() >= INT32_MIN &&
+                          code.get<long long>() <= INT32_MAX
+                      ? static_cast<int>(code.get<long long>())
+                      : jsonrpc::kUpstreamError,
                   "the server's " + waiting->second + " input was refused: " +
-                      error.value("message", std::string("no reason given")));
+                      (why.is_string() ? why.get<std::string>() : std::string("no reason given")));
     bridged_.erase(it);
     return;
   }

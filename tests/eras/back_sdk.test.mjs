@@ -235,4 +235,58 @@ describe('SDK 1.x client -> mcpgate -> modern-only v2 server', () => {
     assert.equal(count('initialize'), 3);
     assert.equal(count('server/discover'), 1, 'probed more than once');
   });
+
+  test('hostile input on the bridged path: clear errors, the gateway stays up', {timeout: 30000},
+      async (t) => {
+    const gateway = await startGateway(writeConfig());
+    gateways.push(gateway);
+    const url = gateway.url('modern');
+    const headers = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-06-18'};
+    const post = (body, session) => fetch(url, {method: 'POST', body: JSON.stringify(body),
+      headers: session ? {...headers, 'Mcp-Session-Id': session} : headers});
+
+    // initialize whose params are not an object.
+    const odd = await post({jsonrpc: '2.0', id: 1, method: 'initialize', params: []});
+    assert.ok(odd.status < 500, `status ${odd.status}`);
+    await odd.text();
+
+    // A real session, then a sampling request answered with an error that is not an object.
+    const init = await post({jsonrpc: '2.0', id: 1, method: 'initialize', params: {
+      protocolVersion: '2025-06-18', capabilities: {sampling: {}}, clientInfo: {name: 'raw', version: '1'}}});
+    const session = init.headers.get('mcp-session-id');
+    const initText = await init.text();
+    assert.ok(session, `no session: ${initText}`);
+    await (await post({jsonrpc: '2.0', method: 'notifications/initialized'}, session)).text();
+    const call = await post({jsonrpc: '2.0', id: 2, method: 'tools/call',
+      params: {name: 'sample', arguments: {prompt: 'x'}}}, session);
+    const reader = call.body.getReader();
+    let seen = '';
+    let answered = false;
+    let final = null;
+    const messages = () => seen.split('\n').filter((l) => l.startsWith('data:'))
+        .map((l) => JSON.parse(l.slice(5)));
+    while (!final) {
+      const {value, done} = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+      const asked = messages().find((m) => m.method === 'sampling/createMessage');
+      if (asked && !answered) {
+        answered = true;
+        const reply = await post({jsonrpc: '2.0', id: asked.id, error: 'not an object'}, session);
+        assert.ok(reply.status < 500);
+        await reply.text();
+      }
+      final = messages().find((m) => m.id === 2);
+    }
+    assert.ok(answered, `no sampling request: ${seen}`);
+    assert.equal(final?.error?.message, "the server's sample input was refused: no reason given", seen);
+    await reader.cancel();
+
+    // Still serving.
+    const client = legacyClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.after(() => client.close());
+    assert.equal(textOf(await client.callTool({name: 'echo', arguments: {text: 'alive'}})), 'echo: alive');
+  });
 });
