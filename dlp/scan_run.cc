@@ -57,8 +57,8 @@ bool prepareThread(const RuleSet& rs) {
 // `needle` is lower-case (keywords and stopwords are lower-cased at load). Runs for every
 // keyword of every candidate and JSON key, so it scans for the first byte in either case and
 // compares the rest only there.
-bool containsCaseless(std::string_view hay, std::string_view needle) {
-  if (needle.empty() || hay.size() < needle.size()) return false;
+std::size_t findCaseless(std::string_view hay, std::string_view needle) {
+  if (needle.empty() || hay.size() < needle.size()) return std::string_view::npos;
   const auto lower = [](char c) {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   };
@@ -70,7 +70,38 @@ bool containsCaseless(std::string_view hay, std::string_view needle) {
     if (hay[i] != first && hay[i] != first_upper) continue;
     std::size_t k = 1;
     while (k < needle.size() && lower(hay[i + k]) == needle[k]) ++k;
-    if (k == needle.size()) return true;
+    if (k == needle.size()) return i;
+  }
+  return std::string_view::npos;
+}
+
+bool containsCaseless(std::string_view hay, std::string_view needle) {
+  return findCaseless(hay, needle) != std::string_view::npos;
+}
+
+// Whether `pos` lies inside a redaction marker the gateway wrote ("[REDACTED:rule-id]" or
+// "[REDACTED:rule-id:hmac]", dlp/redact.cc): its rule id names a service ("twitter",
+// "api-key"), which must not count as a keyword when redacted text is scanned again (a second
+// gateway, the aggregate, `mcpgate scan` of a redacted log).
+bool insideMarker(std::string_view text, std::size_t pos) {
+  constexpr std::string_view kOpen = "[REDACTED:";
+  constexpr std::size_t kLongestMarker = 160;  // rule ids are short; an HMAC adds 33
+  const std::size_t floor = pos > kLongestMarker ? pos - kLongestMarker : 0;
+  for (std::size_t i = pos; i-- > floor;) {
+    if (text[i] == ']') return false;
+    if (text[i] == '[') return text.substr(i, kOpen.size()) == kOpen;
+  }
+  return false;
+}
+
+// containsCaseless, not counting occurrences inside a redaction marker. `from` and `to` bound
+// the search in `text`; the marker test may look before `from`.
+bool keywordIn(std::string_view text, std::size_t from, std::size_t to, std::string_view needle) {
+  while (from < to) {
+    const std::size_t found = findCaseless(text.substr(from, to - from), needle);
+    if (found == std::string_view::npos) return false;
+    if (!insideMarker(text, from + found)) return true;
+    from += found + 1;
   }
   return false;
 }
@@ -298,9 +329,9 @@ void Run::accept(unsigned id, const Rule& r, const RuleSet::Confirm& cf, std::st
   }
   if (!r.keywords.empty()) {
     const std::size_t kb = ms > kKeywordBefore ? ms - kKeywordBefore : 0;
-    const std::string_view near = text.substr(kb, std::min(text.size(), me + kKeywordAfter) - kb);
+    const std::size_t ke = std::min(text.size(), me + kKeywordAfter);
     const bool found = std::ranges::any_of(r.keywords, [&](const std::string& k) {
-      return containsCaseless(near, k) || containsCaseless(context, k);
+      return keywordIn(text, kb, ke, k) || keywordIn(context, 0, context.size(), k);
     });
     if (!found) return;
   }

@@ -52,6 +52,31 @@ TEST(Scanner, FindsTokenWithExactSpanInText) {
   EXPECT_EQ(f.strongest(), Action::kRedact);
 }
 
+// Found by the dlp_scan fuzz target: a redaction marker names its rule
+// ("[REDACTED:twitter-bearer-token]"), and that name held a keyword of another rule, so scanning
+// the redacted text again (a second gateway, `mcpgate scan` of a redacted log) reported a
+// harmless word beside the marker. A keyword counts only outside a marker.
+TEST(Scanner, AKeywordInsideARedactionMarkerDoesNotCount) {
+  const Scanner s(shippedRules());
+  const std::string word = "jsLS0tLS0tLS0tLS0tLS0tL0t";  // 25 letters and digits
+  const auto plain = s.scanText("twitter: " + word, Direction::kRequest, anyDirection());
+  EXPECT_NE(findRule(plain, "twitterconsumerkey-api-key"), nullptr)
+      << ::testing::PrintToString(ruleIds(plain));
+  for (const std::string marker :
+       {"[REDACTED:twitter-bearer-token]", "[REDACTED:twitter-bearer-token:0123456789abcdef]"}) {
+    std::string text = marker;
+    text += ' ';
+    text += word;
+    const auto redacted = s.scanText(text, Direction::kRequest, anyDirection());
+    EXPECT_EQ(findRule(redacted, "twitterconsumerkey-api-key"), nullptr)
+        << marker << ": " << ::testing::PrintToString(ruleIds(redacted));
+  }
+  // The keyword outside the marker still counts.
+  const auto both = s.scanText("[REDACTED:twitter-bearer-token] twitter " + word,
+                               Direction::kRequest, anyDirection());
+  EXPECT_NE(findRule(both, "twitterconsumerkey-api-key"), nullptr);
+}
+
 // Found by the dlp_scan fuzz target: a rule whose pattern ends in a boundary character shares
 // it with the next secret's leading boundary, so two keys one character apart were reported as
 // one, and the second reached the server. Both are found, in text and in a JSON string.
