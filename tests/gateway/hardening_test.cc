@@ -221,18 +221,8 @@ TEST_F(Hardening, TheAggregateEndsAStreamItsClientDoesNotRead) {
   ASSERT_TRUE(stalled.readUntil("event: message", 20s)) << stalled.raw().substr(0, 500);
   // Until the stream is ended (on a loaded machine the server may take a while to fill the
   // socket buffers and the budget), and 2 s more: what the server sends meanwhile is dropped.
-  long peak = before;
-  std::optional<std::chrono::steady_clock::time_point> ended;
-  const auto start = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - start < 120s &&
-         (!ended || std::chrono::steady_clock::now() - *ended < 2s)) {
-    peak = std::max(peak, rssKiB(gw.pid()));
-    if (!ended && gw.log().find("client stream ended: the client does not read it") !=
-                      std::string::npos) {
-      ended = std::chrono::steady_clock::now();
-    }
-    std::this_thread::sleep_for(100ms);
-  }
+  const auto [peak, ended] =
+      watchRssUntilLogged(gw, before, "client stream ended: the client does not read it", 120s);
   ASSERT_TRUE(ended) << gw.log().substr(0, 3000);
   std::printf("gateway RSS %ld KiB before the flood, peak %ld KiB\n", before, peak);
 #if !defined(__SANITIZE_ADDRESS__)  // ASan's quarantine holds freed memory in RSS

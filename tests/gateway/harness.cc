@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -374,6 +375,20 @@ Gateway::Gateway(const std::string& config_yaml, const std::vector<std::string>&
 
 Gateway::~Gateway() {
   if (pid_ > 0) (void)stop();
+}
+
+RssWatch watchRssUntilLogged(const Gateway& gw, long before, std::string_view line,
+                             std::chrono::seconds timeout) {
+  RssWatch watch{before, false};
+  std::optional<Clock::time_point> seen;
+  const auto start = Clock::now();
+  while (Clock::now() - start < timeout && (!seen || Clock::now() - *seen < std::chrono::seconds(2))) {
+    watch.peak = std::max(watch.peak, rssKiB(gw.pid()));
+    if (!seen && gw.log().find(line) != std::string::npos) seen = Clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  watch.seen = seen.has_value();
+  return watch;
 }
 
 std::string Gateway::log() const {

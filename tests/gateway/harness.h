@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcpgate::testing {
@@ -152,5 +153,14 @@ class Gateway {
   int port_ = 0;
   std::string log_path_;
 };
+
+// Samples the gateway's RSS every 100 ms until its log holds `line` and 2 s more (what a server
+// sends meanwhile is dropped), or until `timeout`: the peak from `before`, and whether it came.
+struct RssWatch {
+  long peak;
+  bool seen;
+};
+RssWatch watchRssUntilLogged(const Gateway& gw, long before, std::string_view line,
+                             std::chrono::seconds timeout);
 
 }  // namespace mcpgate::testing
