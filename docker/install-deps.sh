@@ -40,6 +40,7 @@ test_packages=(
   clang-16 libclang-rt-16-dev # fuzz targets: libFuzzer; clang 16 compiles libstdc++'s <expected>
   clang-tidy-14               # scripts/tidy.sh: clang-tidy on the lines a change touches (CI)
   nginx                       # bench/run.mjs: the static-answer ceiling (its own config, loopback)
+  linux-perf                  # perf record -g of the gateway under bench load (bench/RESULTS.md)
 )
 container_packages=(
   podman runc                 # build and run the image (runc: crun refuses hybrid cgroups)
