@@ -7,6 +7,7 @@
 #include <ranges>
 #include <set>
 
+#include "common/encoding.h"
 #include "gateway/mcp/jsonrpc.h"
 
 namespace mcpgate::gateway::modern {
@@ -264,6 +265,24 @@ std::optional<std::string> decodeHeaderValue(std::string_view value) {
     return decoded;
   }
   return std::string(value);
+}
+
+std::string encodeHeaderValue(std::string_view value) {
+  const bool sentinel_shaped = value.starts_with(kSentinelPrefix) && value.ends_with(kSentinelSuffix);
+  const bool visible = std::ranges::all_of(value, [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u <= 0x7e;
+  });
+  if (visible && !sentinel_shaped && !value.starts_with(' ') && !value.ends_with(' ')) {
+    return std::string(value);
+  }
+  // RFC 4648 §4 from the one base64url home: the alphabets differ in two
+  // characters, and §4 pads.
+  std::string encoded = common::encodeBase64Url(value);
+  std::ranges::replace(encoded, '-', '+');
+  std::ranges::replace(encoded, '_', '/');
+  encoded.append((4 - encoded.size() % 4) % 4, '=');
+  return std::string(kSentinelPrefix) + encoded + std::string(kSentinelSuffix);
 }
 
 std::optional<std::vector<ParamHeader>> paramHeaders(const json& input_schema) {

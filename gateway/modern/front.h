@@ -88,6 +88,10 @@ struct FrontError {
 // it is; nullopt when it is not a valid header value (control characters,
 // bad Base64, a sentinel that is not valid UTF-8 text).
 [[nodiscard]] std::optional<std::string> decodeHeaderValue(std::string_view value);
+// The header form of a value, as a client sends it: as it is when it is plain
+// visible ASCII without leading or trailing whitespace and not shaped like the
+// sentinel, else the Base64 sentinel of its UTF-8 bytes.
+[[nodiscard]] std::string encodeHeaderValue(std::string_view value);
 
 // `x-mcp-header` annotations of a tool's inputSchema: (header Name, property
 // path). nullopt when an annotation breaks the spec's constraints (the tool
