@@ -22,10 +22,11 @@ using detail::Entry;
 using detail::lineOf;
 
 // Headers the gateway sets itself on every request: a configured value would
-// break the framing or the MCP session.
-constexpr std::array<std::string_view, 9> kReservedHeaders = {
-    "host",   "content-type",   "content-length",       "transfer-encoding", "connection",
-    "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"};
+// break the framing, the MCP session, or a modern request's metadata.
+constexpr std::array<std::string_view, 11> kReservedHeaders = {
+    "host",          "content-type", "content-length",       "transfer-encoding",
+    "connection",    "accept",       "mcp-session-id",       "mcp-protocol-version",
+    "last-event-id", "mcp-method",   "mcp-name"};
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

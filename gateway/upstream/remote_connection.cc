@@ -133,10 +133,66 @@ asio::awaitable<std::expected<std::unique_ptr<Connection>, Failure>> connect(
   co_return std::move(connection);
 }
 
+Judged judgeAnswer(int status, std::string_view phrase, std::string_view content_type,
+                   const std::string& who, std::size_t max_message_bytes,
+                   std::size_t max_error_bytes) {
+  if (status >= 200 && status < 300 && status != 200) {
+    return {BodyKind::kDrop, std::nullopt, max_error_bytes};  // 202 Accepted, 204: nothing
+  }
+  if (status != 200) {
+    const std::string hint = status == 401 || status == 403 ? " (check the server's headers)" : "";
+    return {BodyKind::kDrop,
+            Failure{who + " answered HTTP " + std::to_string(status) +
+                        (phrase.empty() ? "" : " " + std::string(phrase)) + hint,
+                    "upstream_http_error", status},
+            max_error_bytes};
+  }
+  if (content_type.starts_with("text/event-stream")) return {BodyKind::kSse, {}, max_message_bytes};
+  if (content_type.starts_with("application/json")) return {BodyKind::kJson, {}, max_message_bytes};
+  return {BodyKind::kDrop,
+          Failure{who + " answered with content type '" + std::string(content_type.substr(0, 100)) +
+                      "', not JSON or an event stream",
+                  "upstream_bad_response", status},
+          max_error_bytes};
+}
+
 void closeConnection(Connection& connection) {
   boost::system::error_code ignored;
   connection.lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
   connection.lowest().close();
+}
+
+namespace {
+
+template <class Stream>
+asio::awaitable<boost::system::error_code> sendAndDropOn(
+    Stream& stream, Connection& connection, beast::http::request<beast::http::string_body>& request,
+    std::size_t body_limit) {
+  auto [ec, n] = co_await beast::http::async_write(stream, request, as_tuple(use_awaitable));
+  (void)n;
+  if (ec) co_return ec;
+  beast::http::response_parser<beast::http::string_body> parser;
+  parser.body_limit(body_limit);
+  auto [read_ec, read_n] = co_await beast::http::async_read(stream, connection.buffer, parser,
+                                                            as_tuple(use_awaitable));
+  (void)read_n;
+  co_return read_ec;
+}
+
+}  // namespace
+
+asio::awaitable<boost::system::error_code> sendAndDrop(
+    Connection& connection, beast::http::request<beast::http::string_body>& request,
+    std::size_t body_limit, std::chrono::milliseconds wait) {
+  connection.lowest().expires_after(wait);
+  boost::system::error_code ec;
+  if (connection.tls) {
+    ec = co_await sendAndDropOn(*connection.tls, connection, request, body_limit);
+  } else {
+    ec = co_await sendAndDropOn(*connection.plain, connection, request, body_limit);
+  }
+  closeConnection(connection);
+  co_return ec;
 }
 
 }  // namespace mcpgate::gateway::remote

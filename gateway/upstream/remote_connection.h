@@ -9,7 +9,9 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <chrono>
 #include <expected>
 #include <memory>
 #include <optional>
@@ -41,6 +43,19 @@ struct Failure {
   bool retry = false;  // a reused connection died before any answer: try a fresh one
 };
 
+// What the head of an answer says of its body: what to do with it, the
+// failure it is (an error status, an unknown content type), and how much of
+// it to read.
+enum class BodyKind { kDrop, kJson, kSse };
+struct Judged {
+  BodyKind kind = BodyKind::kDrop;
+  std::optional<Failure> failure;
+  std::size_t limit = 0;
+};
+[[nodiscard]] Judged judgeAnswer(int status, std::string_view phrase, std::string_view content_type,
+                                 const std::string& who, std::size_t max_message_bytes,
+                                 std::size_t max_error_bytes);
+
 // TLS 1.2 and up, peers verified against the CA bundle, with the client
 // certificate if the config names one.
 [[nodiscard]] std::expected<std::shared_ptr<boost::asio::ssl::context>, std::string> makeTlsContext(
@@ -55,5 +70,12 @@ struct Failure {
     boost::asio::ssl::context* tls, const std::string& what, std::set<Connection*>& active);
 
 void closeConnection(Connection& connection);
+
+// Sends `request` on `connection`, reads its answer (a body of at most
+// `body_limit` bytes, within `wait`) and drops it, then closes the
+// connection: for a request whose answer does not matter, as a session's DELETE.
+[[nodiscard]] boost::asio::awaitable<boost::system::error_code> sendAndDrop(
+    Connection& connection, beast::http::request<beast::http::string_body>& request,
+    std::size_t body_limit, std::chrono::milliseconds wait);
 
 }  // namespace mcpgate::gateway::remote

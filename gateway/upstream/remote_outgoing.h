@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gateway/mcp/message.h"
+#include "gateway/upstream/remote_modern.h"
 #include "gateway/upstream/stream_resume.h"
 
 namespace mcpgate::gateway::remote {
@@ -20,6 +21,9 @@ struct Outgoing {
   std::string method;
   bool initialize = false;
   bool initialized = false;  // notifications/initialized
+  // A modern message: its request metadata headers (it belongs to no session).
+  std::optional<ModernHeaders> modern;
+  std::string cancels;  // a modern notifications/cancelled: the id key it names
   mutable StreamResume resume;  // SEP-1699: set by the round trips that read its streams
 };
 
@@ -33,6 +37,12 @@ inline Outgoing describe(const mcp::Message& message) {
     out.initialize = out.method == "initialize";
   }
   out.initialized = !out.request && out.method == "notifications/initialized";
+  out.modern = modernHeadersOf(message);
+  if (out.modern) {
+    out.initialize = false;
+    out.initialized = false;
+    out.cancels = cancelledRequest(message);
+  }
   return out;
 }
 

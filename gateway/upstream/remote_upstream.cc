@@ -11,6 +11,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <deque>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -53,6 +54,8 @@ constexpr auto kStreamRetry = std::chrono::seconds(2);
 constexpr auto kMaxDeleteWait = std::chrono::seconds(5);
 // Messages a client may send before initialize is answered (see send()).
 constexpr std::size_t kMaxHeldMessages = 256;
+// Failure::reason of a modern request the client cancelled (nobody is told).
+constexpr std::string_view kCancelled = "cancelled";
 
 class RemoteUpstream final : public Upstream, public std::enable_shared_from_this<RemoteUpstream> {
  public:
@@ -75,16 +78,20 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
 
   void send(mcp::Message message) override {
     if (terminating_) return;
-    if (initializing_) {
+    Outgoing outgoing = describe(message);
+    if (!outgoing.cancels.empty()) {
+      cancel(outgoing.cancels);
+      return;
+    }
+    if (initializing_ && !outgoing.modern) {
       // Until initialize is answered there is no session id or protocol
       // version to send; a client that does not wait (a stdio client piping
       // its first lines) would otherwise be refused.
       if (held_.size() >= kMaxHeldMessages) {
         // The remote is slow to answer initialize and the client does not
         // wait: refuse rather than buffer without end.
-        Outgoing refused = describe(message);
-        refused.initialize = false;  // refusing this one must not end the session
-        fail(refused, Failure{"too many messages sent before MCP server '" + options_.server +
+        outgoing.initialize = false;  // refusing this one must not end the session
+        fail(outgoing, Failure{"too many messages sent before MCP server '" + options_.server +
                                   "' answered initialize",
                               "upstream_not_initialized"});
         return;
@@ -92,7 +99,6 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       held_.push_back(std::move(message));
       return;
     }
-    Outgoing outgoing = describe(message);
     if (outgoing.initialize) initializing_ = true;
     asio::co_spawn(
         executor_,
@@ -121,12 +127,19 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     co_return connected;
   }
 
-  void prepare(http::request<http::string_body>& request) const {
+  void prepare(http::request<http::string_body>& request, const Outgoing* outgoing = nullptr) const {
     request.version(11);
     request.target(remote_.target);
     request.set(http::field::host, host_header_);
     request.set(http::field::user_agent, "mcpgate");
     for (const auto& [name, value] : remote_.headers) request.set(name, value);
+    if (outgoing != nullptr && outgoing->modern) {
+      // No session: the message says all (remote_modern.h).
+      request.set("MCP-Protocol-Version", outgoing->modern->protocol_version);
+      request.set("Mcp-Method", outgoing->modern->method);
+      if (outgoing->modern->name) request.set("Mcp-Name", *outgoing->modern->name);
+      return;
+    }
     if (!session_id_.empty()) request.set("Mcp-Session-Id", session_id_);
     if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
   }
@@ -134,7 +147,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   asio::awaitable<void> postMessage(std::string body, Outgoing outgoing) {
     http::request<http::string_body> request;
     request.method(http::verb::post);
-    prepare(request);
+    prepare(request, &outgoing);
     request.set(http::field::accept, "application/json, text/event-stream");
     request.set(http::field::content_type, "application/json");
     request.body() = std::move(body);
@@ -144,6 +157,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     while (!failure && !answered && outgoing.request && outgoing.resume.pending() && !terminating_)
       failure = co_await resume(outgoing, answered);
     if (terminating_ || reported_) co_return;
+    if (failure && failure->reason == kCancelled) co_return;  // nobody waits for it
     if (failure) {
       fail(outgoing, *failure);
     } else if (outgoing.request && !answered && !stream_open_) {
@@ -172,6 +186,15 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     request.set("Last-Event-ID", outgoing.resume.take());
     request.prepare_payload();
     co_return co_await exchange(request, outgoing, answered);
+  }
+
+  // On Streamable HTTP a modern request is cancelled by closing its stream
+  // (streamable-http.mdx "Cancellation"); the notification is not posted.
+  void cancel(const std::string& key) {
+    auto it = open_.find(key);
+    if (it == open_.end()) return;
+    cancelled_.insert(key);
+    closeConnection(*it->second);
   }
 
   void releaseHeld() {
@@ -277,10 +300,18 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       }
       if (terminating_) co_return std::nullopt;  // it ended while this connected
       active_.insert(connection.get());
+      // A modern request is cancelled by closing its stream: findable by id.
+      const std::string open_key =
+          outgoing.modern && outgoing.request ? jsonrpc::idKey(outgoing.id) : std::string();
+      if (!open_key.empty()) open_[open_key] = connection.get();
       bool keep_alive = false;
       std::optional<Failure> failure =
           co_await roundTripOn(*connection, request, outgoing, answered, keep_alive);
       active_.erase(connection.get());
+      if (!open_key.empty()) {
+        open_.erase(open_key);
+        if (cancelled_.erase(open_key) > 0) co_return Failure{"cancelled", std::string(kCancelled)};
+      }
       if (failure && failure->retry && connection->reused && attempt == 0 && !terminating_) {
         // The remote closed an idle connection (a keep-alive timeout, a
         // restart): the request never reached it. The other idle ones are
@@ -314,8 +345,10 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
                                                     const Outgoing& outgoing, bool& answered,
                                                     bool& keep_alive) {
     const std::string who = "MCP server '" + options_.server + "'";
-    // A GET stream lives as long as the session; anything else (a resumed one too) is bounded.
-    if (request.method() == http::verb::get && request.find("Last-Event-ID") == request.end()) {
+    // A GET stream lives as long as the session, a modern subscriptions/listen as long as its
+    // subscription; anything else (a resumed stream too) is bounded.
+    if ((request.method() == http::verb::get && request.find("Last-Event-ID") == request.end()) ||
+        (outgoing.modern && outgoing.modern->method == "subscriptions/listen")) {
       connection.lowest().expires_never();
     } else {
       connection.lowest().expires_after(request_timeout_);
@@ -358,29 +391,11 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       if (!session.empty()) session_id_ = std::move(session);
     }
 
-    enum class Body { kDrop, kJson, kSse } kind = Body::kDrop;
-    std::optional<Failure> failure;
-    std::size_t limit = options_.max_line_bytes;
-    if (status >= 200 && status < 300 && status != 200) {
-      limit = kMaxErrorBodyBytes;  // 202 Accepted, 204: nothing to deliver
-    } else if (status != 200) {
-      limit = kMaxErrorBodyBytes;
-      std::string phrase(response.reason());
-      std::string hint;
-      if (status == 401 || status == 403) hint = " (check the server's headers)";
-      failure = Failure{who + " answered HTTP " + std::to_string(status) +
-                            (phrase.empty() ? "" : " " + phrase) + hint,
-                        "upstream_http_error", status};
-    } else if (content_type.starts_with("text/event-stream")) {
-      kind = Body::kSse;
-    } else if (content_type.starts_with("application/json")) {
-      kind = Body::kJson;
-    } else {
-      limit = kMaxErrorBodyBytes;
-      failure = Failure{who + " answered with content type '" + content_type.substr(0, 100) +
-                            "', not JSON or an event stream",
-                        "upstream_bad_response", status};
-    }
+    using Body = remote::BodyKind;
+    const auto phrase = response.reason();
+    auto [kind, failure, limit] =
+        remote::judgeAnswer(status, std::string_view(phrase.data(), phrase.size()), content_type,
+                            who, options_.max_line_bytes, kMaxErrorBodyBytes);
 
     SseParser sse(options_.max_line_bytes);
     std::string body;
@@ -423,6 +438,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       } else {
         dropped += piece.size();
         if (dropped > limit) break;  // not worth reading to the end; not kept alive
+        if (outgoing.modern) body.append(piece);  // its error may be the answer
       }
       if (!fits) {
         // One message (a JSON answer or one event) over the limit; the
@@ -440,6 +456,14 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     }
     keep_alive = parser.is_done() && parser.keep_alive();
     if (kind == Body::kSse) outgoing.resume.noteStream(sse);
+    if (failure && outgoing.modern && outgoing.request && dropped <= limit) {
+      // A modern server's refusal (HeaderMismatch, -32022, ...) is the answer.
+      if (auto answer = remote::modernErrorAnswer(status, body, outgoing.id)) {
+        deliver(mcp::Message::of(std::move(*answer), Direction::kToClient));
+        answered = true;
+        co_return std::nullopt;
+      }
+    }
     if (failure) co_return failure;
     if (kind == Body::kJson) {
       auto delivered = deliverBody(std::move(body), outgoing);
@@ -504,20 +528,6 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     }
   }
 
-  template <class Stream>
-  asio::awaitable<boost::system::error_code> deleteSession(
-      Stream& stream, Connection& connection, http::request<http::string_body>& request) {
-    auto [ec, n] = co_await http::async_write(stream, request, as_tuple(use_awaitable));
-    (void)n;
-    if (ec) co_return ec;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(kMaxErrorBodyBytes);
-    auto [read_ec, read_n] =
-        co_await http::async_read(stream, connection.buffer, parser, as_tuple(use_awaitable));
-    (void)read_n;
-    co_return read_ec;
-  }
-
   // After terminate(): ends the remote session, then reports the end once.
   asio::awaitable<void> finish() {
     if (!session_id_.empty()) {
@@ -526,22 +536,14 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       prepare(request);
       request.prepare_payload();
       auto connected = co_await connect();
-      if (connected) {
-        Connection& connection = **connected;
-        const auto wait = std::min<std::chrono::milliseconds>(
-            {options_.grace, request_timeout_,
-             std::chrono::duration_cast<std::chrono::milliseconds>(kMaxDeleteWait)});
-        connection.lowest().expires_after(wait);
-        boost::system::error_code ec;
-        if (connection.tls) {
-          ec = co_await deleteSession(*connection.tls, connection, request);
-        } else {
-          ec = co_await deleteSession(*connection.plain, connection, request);
-        }
-        if (ec)
-          log::debug("remote session DELETE failed",
-                     {{"server", options_.server}, {"error", ec.message()}});
-        closeConnection(connection);
+      const auto wait = std::min<std::chrono::milliseconds>(
+          {options_.grace, request_timeout_,
+           std::chrono::duration_cast<std::chrono::milliseconds>(kMaxDeleteWait)});
+      boost::system::error_code ec;
+      if (connected) ec = co_await remote::sendAndDrop(**connected, request, kMaxErrorBodyBytes, wait);
+      if (ec) {
+        log::debug("remote session DELETE failed",
+                   {{"server", options_.server}, {"error", ec.message()}});
       }
     }
     reported_ = true;
@@ -561,6 +563,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   std::string protocol_version_;
   std::vector<std::unique_ptr<Connection>> idle_;
   std::set<Connection*> active_;  // closed by terminate()
+  std::map<std::string, Connection*> open_;  // modern requests in flight, by id key
+  std::set<std::string> cancelled_;          // of those, closed by a cancellation
   bool initializing_ = false;     // an initialize is waiting for its answer
   std::deque<mcp::Message> held_;  // what the client sent meanwhile
   bool terminating_ = false;
@@ -571,6 +575,11 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
 };
 
 }  // namespace
+
+std::string remoteEndpoint(const config::RemoteConfig& remote) {
+  return std::string(remote.tls ? "https://" : "http://") +
+         config::formatHostPort(remote.host, remote.port) + remote.target;
+}
 
 std::expected<std::shared_ptr<Upstream>, std::string> startRemoteUpstream(
     asio::any_io_executor executor, const config::RemoteConfig& remote,
