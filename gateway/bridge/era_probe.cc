@@ -47,8 +47,18 @@ std::expected<EraVerdict, std::string> fromResult(gateway::EraChoice choice, con
   return EraVerdict{Era::kModern, std::move(*version), result};
 }
 
-std::expected<EraVerdict, std::string> fromError(gateway::EraChoice choice, const json& error) {
+std::expected<EraVerdict, std::string> fromError(gateway::EraChoice choice, ProbeTransport transport,
+                                                 const json& error) {
   const json code = error.is_object() ? error.value("code", json()) : json();
+  // Over HTTP a modern server refuses a request it cannot take with a modern
+  // error (streamable-http.mdx "Backward Compatibility"): the server is
+  // modern and the probe was wrong, so there is no falling back.
+  if (transport == ProbeTransport::kHttp && code.is_number_integer() &&
+      (code.get<long long>() == jsonrpc::kHeaderMismatch ||
+       code.get<long long>() == jsonrpc::kMissingRequiredClientCapability)) {
+    return std::unexpected("the server speaks modern MCP but refused the gateway's probe (" +
+                           error.dump() + ")");
+  }
   if (code.is_number_integer() && code.get<long long>() == jsonrpc::kUnsupportedProtocolVersion) {
     const json data = error.value("data", json());
     const json supported = data.is_object() ? data.value("supported", json()) : json();
@@ -89,6 +99,27 @@ json discoverRequest(const json& id, std::string_view gateway_version) {
               {std::string(modern::kMetaClientCapabilities), json::object()}}}}}};
 }
 
+ProbeOutcome httpProbeOutcome(const json& answer) {
+  const json* error = answer.is_object() && answer.contains("error") ? &answer["error"] : nullptr;
+  const json data = error != nullptr && error->is_object() ? error->value("data", json()) : json();
+  if (!data.is_object() || data.value("gateway", json()) != "mcpgate") {
+    return {ProbeOutcome::Kind::kResponse, answer, 0, {}, {}};
+  }
+  const std::string message = error->value("message", json()).is_string()
+                                  ? (*error)["message"].get<std::string>()
+                                  : std::string("no answer");
+  const json status = data.value("status", json());
+  if (status.is_number_integer() && status.get<long long>() >= 100 &&
+      status.get<long long>() < 1000) {
+    return {ProbeOutcome::Kind::kHttpStatus, nullptr,
+            static_cast<unsigned>(status.get<long long>()), {}, message};
+  }
+  if (data.value("reason", json()) == "upstream_timeout") {
+    return {ProbeOutcome::Kind::kNoAnswer, nullptr, 0, {}, message};
+  }
+  return {ProbeOutcome::Kind::kNetworkError, nullptr, 0, {}, message};
+}
+
 std::expected<EraVerdict, std::string> decideEra(gateway::EraChoice choice,
                                                  ProbeTransport transport,
                                                  const ProbeOutcome& outcome) {
@@ -100,7 +131,7 @@ std::expected<EraVerdict, std::string> decideEra(gateway::EraChoice choice,
         return legacyUnless(choice, "its answer is not a JSON-RPC response");
       }
       if (auto it = response.find("result"); it != response.end()) return fromResult(choice, *it);
-      return fromError(choice, response.value("error", json()));
+      return fromError(choice, transport, response.value("error", json()));
     }
     case ProbeOutcome::Kind::kHttpStatus: {
       const unsigned status = outcome.http_status;
@@ -115,7 +146,7 @@ std::expected<EraVerdict, std::string> decideEra(gateway::EraChoice choice,
       // (no body, HTML, a legacy server's own error) a legacy one.
       json body = json::parse(outcome.body, nullptr, /*allow_exceptions=*/false);
       if (body.is_object() && body.contains("error") && body["error"].is_object()) {
-        return fromError(choice, body["error"]);
+        return fromError(choice, transport, body["error"]);
       }
       return legacyUnless(choice, "it answered the modern request with HTTP " +
                                       std::to_string(status) + " and no modern error");

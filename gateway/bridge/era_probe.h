@@ -62,6 +62,14 @@ struct EraVerdict {
 // envelope with the gateway as the client and no client capabilities.
 [[nodiscard]] json discoverRequest(const json& id, std::string_view gateway_version);
 
+// How an HTTP probe ended, from the one message the remote upstream hands
+// back for it (upstream/remote_upstream.h): the server's JSON-RPC response
+// (a 4xx with a JSON-RPC error body comes as that error), or the gateway's
+// own error for an exchange that gave none: data.status (an HTTP status
+// without a JSON-RPC body) is kHttpStatus, data.reason upstream_timeout
+// kNoAnswer, any other reason kNetworkError.
+[[nodiscard]] ProbeOutcome httpProbeOutcome(const json& answer);
+
 // The era of a server from its answer to the probe, or why there is none
 // (the probe is refused for auth, the server failed, or `protocol: modern`
 // and the server is not). `choice` kLegacy needs no probe: callers skip it.

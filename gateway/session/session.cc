@@ -71,14 +71,21 @@ std::expected<void, std::string> Session::start() {
     options.egress = egressSettings(server_.sandbox, server_.name, id_);
   }
   auto upstream = [&]() -> std::expected<std::shared_ptr<Upstream>, std::string> {
+    // Between the two: the era of the server, and the bridge when a legacy
+    // client meets a modern server (upstream/era_bridge.h).
     if (server_.remote) {
-      return startRemoteUpstream(strand_, *server_.remote, config_->session.request_timeout,
-                                 options, std::move(callbacks));
+      const config::RemoteConfig& remote = *server_.remote;
+      return EraBridge::start(
+          strand_, server_.protocol, server_.name, config_->limits.max_json_depth,
+          std::move(callbacks),
+          [&](Upstream::Callbacks inner) {
+            return startRemoteUpstream(strand_, remote, config_->session.request_timeout,
+                                       options, std::move(inner));
+          },
+          {bridge::ProbeTransport::kHttp, remoteEndpoint(remote)});
     }
     const auto spec = spawnSpecFor(*config_, server_);
     if (!spec) return std::unexpected(spec.error());
-    // Between the two: the era of the server, and the bridge when a legacy
-    // client meets a modern server (upstream/era_bridge.h).
     return EraBridge::start(strand_, server_.protocol, server_.name,
                             config_->limits.max_json_depth, std::move(callbacks),
                             [&](Upstream::Callbacks inner) {

@@ -1,7 +1,9 @@
 #include "gateway/upstream/era_bridge.h"
 
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -17,34 +19,45 @@ namespace {
 
 constexpr std::string_view kGatewayVersion = "bridge";
 
-// Servers (by name) found to be legacy: their later processes are not probed
-// again, as versioning.mdx allows for the same server configuration, until
-// the assumption fails (a refused initialize). One entry per configured name.
-std::mutex legacy_mu;
-std::set<std::string>& knownLegacy() {
-  static std::set<std::string> names;
-  return names;
+// Eras found, by key (a stdio server's name, a remote endpoint's URL): the
+// server is not probed again, as versioning.mdx allows for the same server
+// configuration, until the assumption fails (a refused initialize; for a
+// remote, a bridged request refused as a legacy server would). A stdio
+// server's modern verdict is not kept: each process is probed, and a modern
+// one answers at once. One entry per configured server.
+struct KnownEra {
+  Era era = Era::kUnknown;
+  std::string version;  // modern: the revision in the envelope
+  json discover;        // modern: the server/discover result
+};
+std::mutex known_mu;
+std::map<std::string, KnownEra>& knownEras() {
+  static std::map<std::string, KnownEra> eras;
+  return eras;
 }
-bool isKnownLegacy(const std::string& server) {
-  std::lock_guard lock(legacy_mu);
-  return knownLegacy().contains(server);
+std::optional<KnownEra> knownEra(const std::string& key) {
+  std::lock_guard lock(known_mu);
+  auto it = knownEras().find(key);
+  if (it == knownEras().end()) return std::nullopt;
+  return it->second;
 }
-void setKnownLegacy(const std::string& server, bool legacy) {
-  std::lock_guard lock(legacy_mu);
-  if (legacy) {
-    knownLegacy().insert(server);
-  } else {
-    knownLegacy().erase(server);
-  }
+void remember(const std::string& key, KnownEra era) {
+  std::lock_guard lock(known_mu);
+  knownEras()[key] = std::move(era);
+}
+void forget(const std::string& key) {
+  std::lock_guard lock(known_mu);
+  knownEras().erase(key);
 }
 
 }  // namespace
 
 std::expected<std::shared_ptr<Upstream>, std::string> EraBridge::start(
     boost::asio::any_io_executor executor, EraChoice choice, std::string server,
-    std::uint32_t max_depth, Callbacks outer, const StartInner& start_inner) {
-  auto bridge =
-      std::make_shared<EraBridge>(executor, choice, std::move(server), max_depth, std::move(outer));
+    std::uint32_t max_depth, Callbacks outer, const StartInner& start_inner, Probe probe) {
+  if (probe.key.empty()) probe.key = server;
+  auto bridge = std::make_shared<EraBridge>(executor, choice, std::move(server), max_depth,
+                                            std::move(outer), std::move(probe));
   std::weak_ptr<EraBridge> weak = bridge;
   Callbacks inner{[weak](mcp::Message message) {
                     if (auto self = weak.lock()) self->fromServer(std::move(message));
@@ -66,11 +79,12 @@ std::expected<std::shared_ptr<Upstream>, std::string> EraBridge::start(
 }
 
 EraBridge::EraBridge(boost::asio::any_io_executor executor, EraChoice choice, std::string server,
-                     std::uint32_t max_depth, Callbacks outer)
+                     std::uint32_t max_depth, Callbacks outer, Probe probe)
     : executor_(executor),
       choice_(choice),
       server_(std::move(server)),
       max_depth_(max_depth),
+      probe_(probe.key.empty() ? Probe{probe.transport, server_} : std::move(probe)),
       outer_(std::move(outer)),
       probe_timer_(executor) {}
 
@@ -112,8 +126,15 @@ void EraBridge::send(mcp::Message message) {
     case State::kFirst:
       break;
   }
+  if (message.isRequest() && message.method == "server/discover" &&
+      probe_.transport == bridge::ProbeTransport::kHttp) {
+    laneProbe(std::move(message));
+    return;
+  }
   const bool initialize = message.isRequest() && message.method == "initialize";
-  const bool known_legacy = initialize && choice_ == EraChoice::kAuto && isKnownLegacy(server_);
+  const std::optional<KnownEra> known =
+      initialize && choice_ != EraChoice::kLegacy ? knownEra(probe_.key) : std::nullopt;
+  const bool known_legacy = known && known->era == Era::kLegacy && choice_ == EraChoice::kAuto;
   if (!initialize || choice_ == EraChoice::kLegacy || known_legacy) {
     // A modern client's lane (it probes for itself), or a server the config
     // (or an earlier probe) says is legacy: the session speaks to it as it is.
@@ -124,6 +145,11 @@ void EraBridge::send(mcp::Message message) {
   }
   state_ = State::kProbing;
   initialize_ = std::move(message.value);
+  if (known && known->era == Era::kModern) {
+    log::debug("server era", {{"server", server_}, {"era", "modern"}, {"probed", "before"}});
+    becomeModern(known->discover, known->version);
+    return;
+  }
   probe_id_ = "mcpgate-probe-" + std::to_string(next_id_++);
   sendUpstream(bridge::discoverRequest(probe_id_, kGatewayVersion));
   probe_timer_.expires_after(kProbeTimeout);
@@ -136,6 +162,10 @@ void EraBridge::send(mcp::Message message) {
 void EraBridge::fromServer(mcp::Message message) {
   if (state_ == State::kPassThrough || state_ == State::kFirst) {
     if (!unconfirmed_initialize_.empty()) confirmLegacy(message);
+    if (!lane_probe_.empty() && message.isResponse() && message.id_key == lane_probe_) {
+      lane_probe_.clear();
+      noteLaneProbe(message.value);
+    }
     outer_.on_message(std::move(message));
     return;
   }
@@ -152,8 +182,11 @@ void EraBridge::fromServer(mcp::Message message) {
 
 void EraBridge::probeAnswered(const json& response) {
   probe_timer_.cancel();
-  bridge::ProbeOutcome outcome{bridge::ProbeOutcome::Kind::kResponse, response, 0, {}, {}};
-  auto verdict = bridge::decideEra(choice_, bridge::ProbeTransport::kStdio, outcome);
+  const bridge::ProbeOutcome outcome =
+      probe_.transport == bridge::ProbeTransport::kHttp
+          ? bridge::httpProbeOutcome(response)
+          : bridge::ProbeOutcome{bridge::ProbeOutcome::Kind::kResponse, response, 0, {}, {}};
+  auto verdict = bridge::decideEra(choice_, probe_.transport, outcome);
   if (!verdict) {
     log::warn("server era", {{"server", server_}, {"error", verdict.error()}});
     const json id = initialize_["id"];
@@ -177,7 +210,7 @@ void EraBridge::probeTimedOut() {
       0,
       {},
       "no answer to server/discover in " + std::to_string(kProbeTimeout.count()) + " ms"};
-  auto verdict = bridge::decideEra(choice_, bridge::ProbeTransport::kStdio, outcome);
+  auto verdict = bridge::decideEra(choice_, probe_.transport, outcome);
   if (!verdict) {
     const json id = initialize_["id"];
     state_ = State::kPassThrough;
@@ -192,8 +225,43 @@ void EraBridge::confirmLegacy(const mcp::Message& message) {
   if (!message.isResponse() || message.id_key != unconfirmed_initialize_) return;
   unconfirmed_initialize_.clear();
   // Refused: the server may have become modern; the next process is probed.
-  if (message.value.is_object() && message.value.contains("error")) {
-    setKnownLegacy(server_, false);
+  if (message.value.is_object() && message.value.contains("error")) forget(probe_.key);
+}
+
+void EraBridge::laneProbe(mcp::Message message) {
+  state_ = State::kPassThrough;
+  const std::optional<KnownEra> known =
+      choice_ == EraChoice::kLegacy ? std::nullopt : knownEra(probe_.key);
+  if (known && known->era == Era::kModern && !known->discover.empty()) {
+    toClient({{"jsonrpc", "2.0"}, {"id", message.id}, {"result", known->discover}});
+    return;
+  }
+  if (known && known->era == Era::kLegacy) {
+    toClientError(message.id, -32601,  // Method not found
+                  "server/discover: the server speaks a 2025 revision (found earlier)");
+    return;
+  }
+  lane_probe_ = message.id_key;
+  inner_->send(std::move(message));
+}
+
+void EraBridge::noteLaneProbe(const json& response) {
+  auto verdict = bridge::decideEra(choice_, probe_.transport, bridge::httpProbeOutcome(response));
+  if (!verdict) return;  // no evidence: the next one probes again
+  if (verdict->era == Era::kModern && !verdict->discover.empty()) {
+    remember(probe_.key, {Era::kModern, verdict->version, verdict->discover});
+  } else if (verdict->era == Era::kLegacy && choice_ == EraChoice::kAuto) {
+    remember(probe_.key, {Era::kLegacy, {}, json::object()});
+  }
+}
+
+void EraBridge::doubtModern(const json& response) {
+  if (probe_.transport != bridge::ProbeTransport::kHttp) return;
+  const bridge::ProbeOutcome outcome = bridge::httpProbeOutcome(response);
+  const unsigned status = outcome.http_status;
+  if (outcome.kind == bridge::ProbeOutcome::Kind::kHttpStatus &&
+      (status == 400 || status == 404 || status == 405)) {
+    forget(probe_.key);
   }
 }
 
@@ -201,7 +269,7 @@ void EraBridge::becomePassThrough() {
   const bool probed = state_ == State::kProbing;
   state_ = State::kPassThrough;
   if (!probed) return;
-  if (choice_ == EraChoice::kAuto) setKnownLegacy(server_, true);
+  if (choice_ == EraChoice::kAuto) remember(probe_.key, {Era::kLegacy, {}, json::object()});
   log::debug("server era", {{"server", server_}, {"era", "legacy"}});
   sendUpstream(initialize_);
   initialize_ = nullptr;
@@ -213,7 +281,11 @@ void EraBridge::becomePassThrough() {
 
 void EraBridge::becomeModern(const json& discover, std::string version) {
   state_ = State::kModern;
-  setKnownLegacy(server_, false);
+  if (probe_.transport == bridge::ProbeTransport::kHttp) {
+    remember(probe_.key, {Era::kModern, version, discover});
+  } else {
+    forget(probe_.key);
+  }
   log::info(
       "server era",
       {{"server", server_}, {"era", "modern"}, {"version", version}, {"bridged", "legacy client"}});
@@ -343,6 +415,7 @@ void EraBridge::fromServerModern(json message) {
         if (bridged.waiting.empty()) finishRound(key);  // requestState alone: retry at once
         return;
       }
+      if (message.contains("error")) doubtModern(message);
       message["id"] = bridged.client_id;
       bridge::toLegacyResponse(message);
       bridged_.erase(it);

@@ -13,7 +13,13 @@
 // The era is probed on the client's initialize, as the stdio binding says
 // (server/discover, then initialize on any answer that is not a modern one, or
 // none in kProbeTimeout); a server found legacy is not probed again in this
-// gateway process until one of its processes refuses initialize. `protocol:
+// gateway process until one of its processes refuses initialize. A remote
+// (`url:`) server is probed by the HTTP rules (a modern POST; legacy on a 4xx
+// without a modern error body) and its verdict, either era, is kept for its
+// endpoint URL: every session to it after the first starts without a probe
+// (a modern one's initialize is answered from the kept server/discover
+// result), until the endpoint refuses a bridged request as a legacy one
+// would, or an initialize. `protocol:
 // legacy` skips the probe, `protocol: modern` refuses a server that is not. A session that
 // opens with anything but initialize (a modern client's lane, which probes
 // for itself) is passed through untouched. Pure bridging lives in
@@ -34,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "gateway/bridge/era_probe.h"
 #include "gateway/bridge/legacy_client.h"
 #include "gateway/mcp/era.h"
 #include "gateway/upstream/upstream.h"
@@ -56,17 +63,24 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   using StartInner =
       std::function<std::expected<std::shared_ptr<Upstream>, std::string>(Callbacks inner)>;
 
+  // How the era is found and under which key the verdict is kept: a stdio
+  // server's by its name, a remote one's by its endpoint URL.
+  struct Probe {
+    bridge::ProbeTransport transport = bridge::ProbeTransport::kStdio;
+    std::string key;  // empty: the server's name
+  };
+
   // Starts the server through `start_inner` with callbacks that lead here;
   // `outer` are the session's. `max_depth`: the JSON nesting limit.
   [[nodiscard]] static std::expected<std::shared_ptr<Upstream>, std::string> start(
       boost::asio::any_io_executor executor, EraChoice choice, std::string server,
-      std::uint32_t max_depth, Callbacks outer, const StartInner& start_inner);
+      std::uint32_t max_depth, Callbacks outer, const StartInner& start_inner, Probe probe = {});
 
   void send(mcp::Message message) override;
   void terminate(std::string why) override;
 
   EraBridge(boost::asio::any_io_executor executor, EraChoice choice, std::string server,
-            std::uint32_t max_depth, Callbacks outer);
+            std::uint32_t max_depth, Callbacks outer, Probe probe = {});
 
  private:
   enum class State { kFirst, kProbing, kPassThrough, kModern };
@@ -90,6 +104,14 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   // A server skipped the probe as known legacy: its answer to initialize
   // confirms it, or (refused) makes the next process probe again.
   void confirmLegacy(const mcp::Message& message);
+  // A bridged request to a remote refused as a legacy server would refuse it:
+  // the kept modern verdict is dropped, so the next session probes again.
+  void doubtModern(const nlohmann::json& response);
+  // A modern client's lane opens a remote with its own server/discover: a
+  // kept verdict answers it (so an endpoint is probed once, whichever era
+  // its clients speak), and a fresh answer is kept.
+  void laneProbe(mcp::Message message);
+  void noteLaneProbe(const nlohmann::json& response);
   void becomeModern(const nlohmann::json& discover, std::string version);
   void toClient(const nlohmann::json& message);
   void toClientError(const nlohmann::json& id, int code, const std::string& message);
@@ -106,6 +128,7 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   const EraChoice choice_;
   const std::string server_;
   const std::uint32_t max_depth_;
+  const Probe probe_;
   Callbacks outer_;
   std::shared_ptr<Upstream> inner_;
   boost::asio::steady_timer probe_timer_;
@@ -113,6 +136,7 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   State state_ = State::kFirst;
   std::string probe_id_;
   std::string unconfirmed_initialize_;  // id key of an initialize sent unprobed
+  std::string lane_probe_;              // id key of a lane's server/discover sent on
   nlohmann::json initialize_;           // the client's, while probing
   std::deque<mcp::Message> held_;       // the client's messages while probing
   bridge::ClientEnvelope envelope_;

@@ -28,4 +28,8 @@ namespace mcpgate::gateway {
     std::chrono::milliseconds request_timeout, Upstream::Options options,
     Upstream::Callbacks callbacks);
 
+// The endpoint's URL as the gateway reaches it (scheme, host, port, target):
+// the key under which a remote's era is kept.
+[[nodiscard]] std::string remoteEndpoint(const config::RemoteConfig& remote);
+
 }  // namespace mcpgate::gateway

@@ -117,6 +117,72 @@ TEST(EraProbe, HttpAuthAndServerFailuresAreNotEraEvidence) {
   }
 }
 
+// What the remote upstream hands back for the probe POST: the server's own
+// JSON-RPC answer (a 4xx with a JSON-RPC error body comes as that error), or
+// the gateway's error for an exchange without one.
+json gatewayFailure(json data) {
+  data["gateway"] = "mcpgate";
+  return {{"jsonrpc", "2.0"},
+          {"id", "p"},
+          {"error", {{"code", -32603}, {"message", "MCP server 'r' answered HTTP"}, {"data", data}}}};
+}
+
+TEST(EraProbe, HttpAnswersAsTheRemoteUpstreamHandsThemBack) {
+  // A legacy SDK server's 400 to a POST without a session: a JSON-RPC body,
+  // but no modern error. Legacy.
+  const json no_session = {{"jsonrpc", "2.0"},
+                           {"id", "p"},
+                           {"error", {{"code", -32000}, {"message", "No valid session ID"}}}};
+  EXPECT_EQ(eraOf(decideEra(kAuto, kHttp, httpProbeOutcome(no_session))), Era::kLegacy);
+  // A 400 without a JSON-RPC body (HTML, empty): legacy.
+  auto bare = httpProbeOutcome(gatewayFailure({{"status", 400}, {"reason", "upstream_http_error"}}));
+  EXPECT_EQ(bare.kind, Kind::kHttpStatus);
+  EXPECT_EQ(bare.http_status, 400u);
+  EXPECT_EQ(eraOf(decideEra(kAuto, kHttp, bare)), Era::kLegacy);
+  // -32022 naming our version (a modern server's 400): modern, no fallback.
+  auto unsupported = decideEra(
+      kAuto, kHttp, httpProbeOutcome(rpcError(-32022, {{"supported", {"2026-07-28"}}})));
+  ASSERT_TRUE(unsupported) << unsupported.error();
+  EXPECT_EQ(unsupported->era, Era::kModern);
+  // A DiscoverResult: modern.
+  EXPECT_EQ(eraOf(decideEra(kAuto, kHttp,
+                            httpProbeOutcome({{"jsonrpc", "2.0"},
+                                              {"id", "p"},
+                                              {"result", discoverResult()}}))),
+            Era::kModern);
+  // Auth refusals, server failures, timeouts and unreachable remotes say
+  // nothing of the era: the client gets an error, not a legacy session.
+  for (int status : {401, 403, 500, 503}) {
+    EXPECT_FALSE(decideEra(kAuto, kHttp,
+                           httpProbeOutcome(gatewayFailure(
+                               {{"status", status}, {"reason", "upstream_http_error"}}))))
+        << status;
+  }
+  auto timeout = httpProbeOutcome(gatewayFailure({{"reason", "upstream_timeout"}}));
+  EXPECT_EQ(timeout.kind, Kind::kNoAnswer);
+  EXPECT_FALSE(decideEra(kAuto, kHttp, timeout));
+  auto unreachable = httpProbeOutcome(gatewayFailure({{"reason", "upstream_unreachable"}}));
+  EXPECT_EQ(unreachable.kind, Kind::kNetworkError);
+  EXPECT_FALSE(decideEra(kAuto, kHttp, unreachable));
+  // A server's own data.gateway is not the gateway's: only the gateway's
+  // error of an exchange without an answer is read as a status.
+  json forged = rpcError(-32000, {{"gateway", "someone"}, {"status", 401}});
+  EXPECT_EQ(httpProbeOutcome(forged).kind, Kind::kResponse);
+}
+
+TEST(EraProbe, HttpAModernRefusalOfTheProbeIsNoFallback) {
+  // HeaderMismatch and MissingRequiredClientCapability are modern errors over
+  // HTTP (streamable-http.mdx "Backward Compatibility"): the server is
+  // modern and the gateway's request was wrong; falling back to initialize
+  // would only fail again.
+  for (int code : {-32020, -32021}) {
+    auto verdict = decideEra(kAuto, kHttp, httpProbeOutcome(rpcError(code)));
+    ASSERT_FALSE(verdict) << code;
+    EXPECT_NE(verdict.error().find("modern"), std::string::npos) << verdict.error();
+    EXPECT_FALSE(decideEra(kAuto, kHttp, http(400, rpcError(code).dump()))) << code;
+  }
+}
+
 TEST(EraProbe, ProtocolModernNeverFallsBackProtocolLegacyNeverProbes) {
   auto refused = decideEra(kModern, kStdio, response(rpcError(-32601)));
   ASSERT_FALSE(refused);

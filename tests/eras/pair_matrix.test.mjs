@@ -1,8 +1,8 @@
 // Every pair of MCP eras through the real mcpgate: clients (SDK 1.x, SDK v2 in
 // legacy mode, pinned to 2026-07-28, and in auto) x servers (server-everything,
 // 2025-era; the v2 SDK server with legacy: 'reject', modern only; and with
-// legacy: 'serve', dual-era) x transports (HTTP /mcp/<server>, mcpgate
-// stdio). Each pair lists tools, calls echo, gets progress, answers a
+// legacy: 'serve', dual-era; and the same two over Streamable HTTP as remote
+// `url:` servers) x transports (HTTP /mcp/<server>, mcpgate stdio). Each pair lists tools, calls echo, gets progress, answers a
 // sampling request (and an elicitation, where the server asks one), has a
 // key in its arguments blocked and one in a result redacted by DLP. Prints
 // the matrix; asserts every pair the gateway is
@@ -26,13 +26,14 @@ import {StreamableHTTPClientTransport as V1Http} from '@modelcontextprotocol/sdk
 import {CreateMessageRequestSchema, ElicitRequestSchema} from '@modelcontextprotocol/sdk/types.js';
 
 import {MCPGATE_BIN, SOURCE_DIR, everythingServerLines, startGateway} from '../e2e/lib.mjs';
+import {startV2Http} from './v2_http.mjs';
 
 const V2_SERVER_INSIDE = '/opt/eras/servers/v2_server.mjs';
 const SAMPLED = 'sampled by the pair matrix';
 // A fake AWS access key id (the shipped aws-access-key-id rule matches it).
 const KEY = 'AKIA4YSNI2G3IITN5XVK';
 
-function writeConfig() {
+function writeConfig(remotes) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-eras-matrix-'));
   fs.chmodSync(dir, 0o755);
   const binds = `{src: ${JSON.stringify(path.join(SOURCE_DIR, 'node_modules'))}, dst: /opt/node_modules}, ` +
@@ -44,6 +45,7 @@ function writeConfig() {
   fs.writeFileSync(file, ['listen: 127.0.0.1:0', 'servers:', ...everythingServerLines(),
     `    env: {MATRIX_KEY: ${KEY}}`,
     ...v2('reject', 'reject'), ...v2('serve', 'serve'),
+    ...Object.entries(remotes).flatMap(([name, remote]) => [`  ${name}:`, `    url: ${remote.url}`]),
     'session: {idle_timeout: 60s, grace: 2s}',
     `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
     'dlp: {default_action: {request: block}}', ''].join('\n'));
@@ -69,6 +71,9 @@ const SERVERS = {
   },
 };
 SERVERS.serve = SERVERS.reject;
+// The same v2 server over HTTP, as a remote (url:) upstream.
+SERVERS['remote-reject'] = SERVERS.reject;
+SERVERS['remote-serve'] = SERVERS.reject;
 
 const CLIENTS = {
   'sdk-1.x': () => {
@@ -148,14 +153,19 @@ const NOT_YET = new Set([
   'v2-pinned everything stdio',
 ]);
 
-const config = writeConfig();
+let config;
 let gateway;
+const remotes = {};
 after(async () => {
   await gateway?.stop();
-  fs.rmSync(config.dir, {recursive: true, force: true});
+  for (const remote of Object.values(remotes)) await remote.stop();
+  if (config) fs.rmSync(config.dir, {recursive: true, force: true});
 });
 
 test('every pair of eras through mcpgate', async () => {
+  remotes['remote-reject'] = await startV2Http('reject');
+  remotes['remote-serve'] = await startV2Http('serve');
+  config = writeConfig(remotes);
   gateway = await startGateway(config.file);
   const rows = [];
   for (const transport of ['http', 'stdio']) {

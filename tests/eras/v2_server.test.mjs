@@ -4,7 +4,6 @@
 // when the same steps fail through mcpgate.
 
 import assert from 'node:assert/strict';
-import {spawn} from 'node:child_process';
 import path from 'node:path';
 import {test} from 'node:test';
 import {fileURLToPath} from 'node:url';
@@ -17,6 +16,8 @@ import {StdioClientTransport as LegacyStdio} from '@modelcontextprotocol/sdk/cli
 import {
   CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+
+import {startV2Http} from './v2_http.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const V2_SERVER = path.join(HERE, 'servers/v2_server.mjs');
@@ -102,20 +103,10 @@ test('stdio --legacy reject: an SDK 1.x client is refused with -32022', async ()
 });
 
 test('--http --legacy reject: a v2 client pinned to 2026-07-28', async (t) => {
-  const proc = spawn(process.execPath, [V2_SERVER, '--http', '--legacy', 'reject'],
-      {stdio: ['ignore', 'ignore', 'pipe']});
-  t.after(() => proc.kill());
-  const port = await new Promise((resolve, reject) => {
-    let seen = '';
-    proc.stderr.on('data', (chunk) => {
-      seen += chunk;
-      const match = /listening on port (\d+)/.exec(seen);
-      if (match) resolve(Number(match[1]));
-    });
-    proc.on('exit', (code) => reject(new Error(`server exited ${code}: ${seen}`)));
-  });
+  const server = await startV2Http('reject');
+  t.after(() => server.stop());
   const client = modernClient();
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   try {
     await flow(client, {legacy: false});
   } finally {

@@ -28,6 +28,8 @@
 // Resources: demo://counter (its text is the counter). Prompts: greet {name}.
 //
 // V2_SERVER_RECORD=FILE appends one line per tool call ("<tool> <era>") to FILE.
+// V2_SERVER_HTTP_LOG=FILE (--http) appends one JSON line per HTTP request to
+// FILE: {method, version, mcpMethod, mcpName, session} from its headers.
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -52,6 +54,7 @@ if (legacyMode !== 'serve' && legacyMode !== 'reject') {
   process.exit(2);
 }
 const recordFile = process.env.V2_SERVER_RECORD;
+const httpLog = process.env.V2_SERVER_HTTP_LOG;
 
 // A hand-written Standard Schema with its JSON Schema: no schema library
 // needed, and the arguments are checked here as the SDK would.
@@ -221,6 +224,12 @@ if (flag('--http')) {
     if (new URL(req.url, 'http://x').pathname !== '/mcp') {
       res.writeHead(404).end();
       return;
+    }
+    if (httpLog) {
+      const header = (name) => req.headers[name] ?? null;
+      fs.appendFileSync(httpLog, JSON.stringify({method: req.method,
+        version: header('mcp-protocol-version'), mcpMethod: header('mcp-method'),
+        mcpName: header('mcp-name'), session: header('mcp-session-id')}) + '\n');
     }
     node(req, res);
   });
