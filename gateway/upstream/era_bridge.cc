@@ -182,11 +182,28 @@ void EraBridge::fromServer(mcp::Message message) {
 
 void EraBridge::probeAnswered(const json& response) {
   probe_timer_.cancel();
-  const bridge::ProbeOutcome outcome =
-      probe_.transport == bridge::ProbeTransport::kHttp
-          ? bridge::httpProbeOutcome(response)
-          : bridge::ProbeOutcome{bridge::ProbeOutcome::Kind::kResponse, response, 0, {}, {}};
+  decide(probe_.transport == bridge::ProbeTransport::kHttp
+             ? bridge::httpProbeOutcome(response)
+             : bridge::ProbeOutcome{bridge::ProbeOutcome::Kind::kResponse, response, 0, {}, {}});
+}
+
+void EraBridge::probeTimedOut() {
+  if (state_ != State::kProbing) return;
+  decide({bridge::ProbeOutcome::Kind::kNoAnswer, nullptr, 0, {},
+          "no answer to server/discover in " + std::to_string(kProbeTimeout.count()) + " ms"});
+}
+
+void EraBridge::decide(const bridge::ProbeOutcome& outcome) {
   auto verdict = bridge::decideEra(choice_, probe_.transport, outcome);
+  if (!verdict && probe_.transport == bridge::ProbeTransport::kHttp &&
+      outcome.kind != bridge::ProbeOutcome::Kind::kResponse && choice_ == EraChoice::kAuto) {
+    // The remote could not be asked (down, refusing the gateway, failing):
+    // its answer to the client's own initialize tells the client what it
+    // must know, as before there was a probe. Nothing is kept.
+    log::debug("server era", {{"server", server_}, {"era", "unknown"}, {"why", verdict.error()}});
+    becomePassThrough(/*keep=*/false);
+    return;
+  }
   if (!verdict) {
     log::warn("server era", {{"server", server_}, {"error", verdict.error()}});
     const json id = initialize_["id"];
@@ -200,25 +217,6 @@ void EraBridge::probeAnswered(const json& response) {
   } else {
     becomePassThrough();
   }
-}
-
-void EraBridge::probeTimedOut() {
-  if (state_ != State::kProbing) return;
-  bridge::ProbeOutcome outcome{
-      bridge::ProbeOutcome::Kind::kNoAnswer,
-      nullptr,
-      0,
-      {},
-      "no answer to server/discover in " + std::to_string(kProbeTimeout.count()) + " ms"};
-  auto verdict = bridge::decideEra(choice_, probe_.transport, outcome);
-  if (!verdict) {
-    const json id = initialize_["id"];
-    state_ = State::kPassThrough;
-    held_.clear();
-    toClientError(id, jsonrpc::kUpstreamError, verdict.error());
-    return;
-  }
-  becomePassThrough();
 }
 
 void EraBridge::confirmLegacy(const mcp::Message& message) {
@@ -265,11 +263,11 @@ void EraBridge::doubtModern(const json& response) {
   }
 }
 
-void EraBridge::becomePassThrough() {
+void EraBridge::becomePassThrough(bool keep) {
   const bool probed = state_ == State::kProbing;
   state_ = State::kPassThrough;
   if (!probed) return;
-  if (choice_ == EraChoice::kAuto) remember(probe_.key, {Era::kLegacy, {}, json::object()});
+  if (keep && choice_ == EraChoice::kAuto) remember(probe_.key, {Era::kLegacy, {}, json::object()});
   log::debug("server era", {{"server", server_}, {"era", "legacy"}});
   sendUpstream(initialize_);
   initialize_ = nullptr;

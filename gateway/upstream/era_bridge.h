@@ -47,6 +47,13 @@
 
 namespace mcpgate::gateway {
 
+// How a server's era is found and under which key the verdict is kept: a
+// stdio server's by its name, a remote one's by its endpoint URL.
+struct EraProbeTarget {
+  bridge::ProbeTransport transport = bridge::ProbeTransport::kStdio;
+  std::string key;  // empty: the server's name
+};
+
 class EraBridge final : public Upstream, public std::enable_shared_from_this<EraBridge> {
  public:
   // A legacy server that ignores a request before initialize costs this much once per
@@ -62,13 +69,7 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
 
   using StartInner =
       std::function<std::expected<std::shared_ptr<Upstream>, std::string>(Callbacks inner)>;
-
-  // How the era is found and under which key the verdict is kept: a stdio
-  // server's by its name, a remote one's by its endpoint URL.
-  struct Probe {
-    bridge::ProbeTransport transport = bridge::ProbeTransport::kStdio;
-    std::string key;  // empty: the server's name
-  };
+  using Probe = EraProbeTarget;
 
   // Starts the server through `start_inner` with callbacks that lead here;
   // `outer` are the session's. `max_depth`: the JSON nesting limit.
@@ -100,7 +101,9 @@ class EraBridge final : public Upstream, public std::enable_shared_from_this<Era
   void fromServer(mcp::Message message);
   void probeAnswered(const nlohmann::json& response);
   void probeTimedOut();
-  void becomePassThrough();
+  void decide(const bridge::ProbeOutcome& outcome);
+  // keep: remember the server as legacy (a verdict, not a probe that could not tell).
+  void becomePassThrough(bool keep = true);
   // A server skipped the probe as known legacy: its answer to initialize
   // confirms it, or (refused) makes the next process probe again.
   void confirmLegacy(const mcp::Message& message);
