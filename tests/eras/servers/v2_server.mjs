@@ -29,7 +29,8 @@
 //
 // V2_SERVER_RECORD=FILE appends one line per tool call ("<tool> <era>") to FILE.
 // V2_SERVER_HTTP_LOG=FILE (--http) appends one JSON line per HTTP request to
-// FILE: {method, version, mcpMethod, mcpName, session} from its headers.
+// FILE: {method, version, mcpMethod, mcpName, session} from its headers and
+// `client`, the clientInfo name in the body's envelope.
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -225,13 +226,27 @@ if (flag('--http')) {
       res.writeHead(404).end();
       return;
     }
-    if (httpLog) {
+    if (!httpLog) {
+      node(req, res);
+      return;
+    }
+    // Read here to log who sent it; handed on parsed (toNodeHandler takes a parsed body).
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      let body;
+      try {
+        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+      } catch {
+        body = undefined;
+      }
       const header = (name) => req.headers[name] ?? null;
+      const client = body?.params?._meta?.['io.modelcontextprotocol/clientInfo']?.name ?? null;
       fs.appendFileSync(httpLog, JSON.stringify({method: req.method,
         version: header('mcp-protocol-version'), mcpMethod: header('mcp-method'),
-        mcpName: header('mcp-name'), session: header('mcp-session-id')}) + '\n');
-    }
-    node(req, res);
+        mcpName: header('mcp-name'), session: header('mcp-session-id'), client}) + '\n');
+      node(req, res, body);
+    });
   });
   server.listen(Number(option('--port', '0')), '127.0.0.1', () => {
     process.stderr.write(`listening on port ${server.address().port}\n`);
