@@ -80,4 +80,17 @@ struct Decision {
                               const IpAddress& address, std::uint16_t port,
                               const OwnEndpoints& own);
 
+// `network: host`: the decision the sandbox's supervisor makes on every
+// connect and addressed send of a host-network server, on the address it
+// copied. Everything is allowed except, each opened only as decide() opens it:
+//  - the gateway's own listeners (an entry naming the address and the port);
+//  - cloud metadata addresses (an entry naming that address);
+//  - link-local addresses, 169.254.0.0/16 and fe80::/10 (an address or CIDR
+//    entry covering it).
+// Loopback, private and public addresses stay open: that is what `host` is for.
+// Entries are addresses or CIDRs; a name never matches here.
+[[nodiscard]] Decision decideHost(const std::vector<AllowEntry>& entries,
+                                  const IpAddress& address, std::uint16_t port,
+                                  const OwnEndpoints& own);
+
 }  // namespace mcpgate::egress

@@ -161,5 +161,74 @@ TEST(EgressDecisionTest, AnEmptyListAllowsNothing) {
   EXPECT_FALSE(nameListed(list, "evil.com", 443));
 }
 
+// network: host: the supervisor's decision on the address it copied from a
+// connect or an addressed send.
+OwnEndpoints gatewayOnPort(std::uint16_t port) {
+  OwnEndpoints own;
+  own.listeners.push_back({ip("0.0.0.0"), port, true});
+  own.local_addresses.push_back(ip("192.0.2.10"));  // an address of this host
+  own.local_addresses.push_back(ip("fe80::5"));
+  return own;
+}
+
+bool hostAllows(const std::vector<AllowEntry>& list, const char* address, std::uint16_t port,
+                const OwnEndpoints& own = {}) {
+  return decideHost(list, ip(address), port, own).allowed;
+}
+
+TEST(HostDecisionTest, MetadataIsRefusedInEveryForm) {
+  for (const char* a : {"169.254.169.254", "::ffff:169.254.169.254", "::ffff:a9fe:a9fe",
+                        "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::1", "::169.254.169.254",
+                        "fd00:ec2::254", "100.100.100.200", "168.63.129.16", "169.254.170.2"}) {
+    const Decision d = decideHost({}, ip(a), 80, {});
+    EXPECT_FALSE(d.allowed) << a;
+    EXPECT_EQ(d.address_class, AddressClass::kMetadata) << a;
+    EXPECT_NE(d.reason.find("metadata"), std::string::npos) << d.reason;
+  }
+}
+
+TEST(HostDecisionTest, LinkLocalIsRefusedInEveryForm) {
+  for (const char* a : {"169.254.0.1", "169.254.255.254", "::ffff:169.254.7.7", "fe80::1",
+                        "febf:ffff::1", "64:ff9b::a9fe:0101"}) {
+    EXPECT_FALSE(hostAllows({}, a, 443)) << a;
+  }
+}
+
+TEST(HostDecisionTest, LoopbackPrivateAndPublicStayOpen) {
+  for (const char* a : {"127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "10.0.0.2",
+                        "192.168.1.1", "fd12::1", "93.184.216.34", "2606:4700::1"}) {
+    const Decision d = decideHost({}, ip(a), 443, gatewayOnPort(8080));
+    EXPECT_TRUE(d.allowed) << a;
+    EXPECT_EQ(d.entry, "network: host");
+  }
+}
+
+TEST(HostDecisionTest, TheGatewaysPortIsRefusedOnEveryLocalAddress) {
+  const OwnEndpoints own = gatewayOnPort(8080);
+  for (const char* a :
+       {"127.0.0.1", "127.0.0.53", "::1", "::ffff:127.0.0.1", "0.0.0.0", "::", "192.0.2.10",
+        "::ffff:192.0.2.10"}) {
+    const Decision d = decideHost({}, ip(a), 8080, own);
+    EXPECT_FALSE(d.allowed) << a;
+    EXPECT_NE(d.reason.find("gateway's own"), std::string::npos) << d.reason;
+  }
+  EXPECT_TRUE(hostAllows({}, "127.0.0.1", 8081, own));
+  EXPECT_TRUE(hostAllows({}, "10.9.9.9", 8080, own));  // not this host's address
+}
+
+TEST(HostDecisionTest, ExceptionsOpenOnlyWhatTheyName) {
+  const auto list = entries({"169.254.169.253:53", "fe80::/10", "127.0.0.1:8080"});
+  EXPECT_TRUE(hostAllows(list, "169.254.169.253", 53));  // a link-local resolver
+  EXPECT_FALSE(hostAllows(list, "169.254.169.253", 80));
+  EXPECT_FALSE(hostAllows(list, "169.254.169.254", 53));  // metadata needs its own address
+  EXPECT_TRUE(hostAllows(list, "fe80::1234", 22));
+  EXPECT_TRUE(hostAllows(list, "127.0.0.1", 8080, gatewayOnPort(8080)));
+  EXPECT_FALSE(hostAllows(list, "::1", 8080, gatewayOnPort(8080)));
+  // A CIDR covering a metadata address does not open it, nor a name.
+  EXPECT_FALSE(hostAllows(entries({"169.254.0.0/16"}), "169.254.169.254", 80));
+  EXPECT_TRUE(hostAllows(entries({"169.254.169.254"}), "169.254.169.254", 80));
+  EXPECT_FALSE(hostAllows(entries({"metadata.google.internal"}), "169.254.169.254", 80));
+}
+
 }  // namespace
 }  // namespace mcpgate::egress
