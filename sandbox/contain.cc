@@ -36,6 +36,7 @@
 #include "sandbox/report.h"
 #include "sandbox/rlimits.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/socket_notify.h"
 #include "sandbox/user.h"
 #include "sandbox/uts.h"
 
@@ -133,8 +134,11 @@ void resetSignals(const sigset_t& mask) {
 
 // The server process: the last layers, then exec. Order matters: rlimits and
 // capabilities need privileges that no_new_privs and seccomp then lock away.
+// `hand_fd` >= 0 (network: host with its block): the filter holds the
+// server's connects for the supervisor, which takes the listener through the
+// init (socket_notify.h) before the server execs.
 [[noreturn]] void execServer(const Prepared& p, const BpfProgram& seccomp,
-                             std::uint64_t data_limit, int error_fd) {
+                             std::uint64_t data_limit, int hand_fd, int error_fd) {
   if (::setsid() < 0) fail(error_fd, kExitSandboxFailed, sysError("setsid").message);
   orFail(applyRlimits(p.policy->limits), error_fd);
   resetSignals(p.server_mask);
@@ -148,7 +152,13 @@ void resetSignals(const sigset_t& mask) {
     fail(error_fd, kExitSandboxFailed, sysError("PR_SET_PDEATHSIG").message);
   }
   orFail(setNoNewPrivs(), error_fd);
-  orFail(loadSeccompFilter(seccomp), error_fd);
+  if (hand_fd < 0) {
+    orFail(loadSeccompFilter(seccomp), error_fd);
+  } else {
+    auto listener = loadSeccompFilterWithListener(seccomp);
+    orFail(listener, error_fd);
+    orFail(handOverListener(std::move(*listener), hand_fd), error_fd);
+  }
 
   std::vector<char*> argv;
   for (const auto& a : p.argv_strings) argv.push_back(const_cast<char*>(a.c_str()));
@@ -171,40 +181,18 @@ void resetSignals(const sigset_t& mask) {
            .message);
 }
 
-bool readAll(int fd, void* data, std::size_t size) {
-  auto* bytes = static_cast<char*>(data);
-  while (size > 0) {
-    ssize_t n = ::read(fd, bytes, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool writeAll(int fd, const void* data, std::size_t size) {
-  const auto* bytes = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd, bytes, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // What releases the init to start the server: the seccomp program (a count
 // and the instructions) and, riding along with the count (SCM_RIGHTS), the
 // cgroup v1 `tasks` files the init joins by itself. The supervisor creates
 // the groups while the init builds the root, so neither waits for the other.
 // Last, the RLIMIT_DATA cap the server gets when no memory cgroup could be
-// made (0: none), which only the supervisor knows.
+// made (0: none), which only the supervisor knows, and whether the program
+// notifies the supervisor of socket calls (network: host, socket_notify.h).
 struct Release {
   BpfProgram program;
   std::vector<UniqueFd> cgroup_join;
   std::uint64_t data_limit = 0;
+  std::uint8_t notify = 0;
 };
 
 constexpr std::size_t kMaxJoinFds = 3;  // memory, pids and cpu
@@ -220,18 +208,21 @@ std::optional<Release> receiveRelease(int fd) {
   release.program.resize(count);
   if (!readAll(fd, release.program.data(), count * sizeof(sock_filter))) return std::nullopt;
   if (!readAll(fd, &release.data_limit, sizeof release.data_limit)) return std::nullopt;
+  if (!readAll(fd, &release.notify, sizeof release.notify)) return std::nullopt;
   return release;
 }
 
 bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>& cgroup_join,
-                 std::uint64_t data_limit) {
+                 std::uint64_t data_limit, bool notify) {
   if (cgroup_join.size() > kMaxJoinFds) return false;
   auto count = static_cast<std::uint32_t>(program.size());
   std::vector<int> join;
   for (const UniqueFd& f : cgroup_join) join.push_back(f.get());
   if (!sendWithFds(fd, &count, sizeof count, join)) return false;
+  const std::uint8_t notify_byte = notify ? 1 : 0;
   return writeAll(fd, program.data(), program.size() * sizeof(sock_filter)) &&
-         writeAll(fd, &data_limit, sizeof data_limit);
+         writeAll(fd, &data_limit, sizeof data_limit) &&
+         writeAll(fd, &notify_byte, sizeof notify_byte);
 }
 
 // The sandbox's init, PID 1 of the new namespaces: builds the root, starts
@@ -285,9 +276,21 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
   if (!release) ::_exit(kExitSandboxFailed);  // supervisor gone or failed: it reports why
   orFail(Cgroup::joinSelf(release->cgroup_join), error_fd);
   release->cgroup_join.clear();
+  std::array<int, 2> hand{-1, -1};
+  if (release->notify != 0 && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hand.data()) != 0)
+    fail(error_fd, kExitSandboxFailed, sysError("socketpair for the seccomp listener").message);
+  UniqueFd hand_init(hand[0]), hand_server(hand[1]);
   pid_t server = ::fork();
   if (server < 0) fail(error_fd, kExitSandboxFailed, sysError("fork the server").message);
-  if (server == 0) execServer(p, release->program, release->data_limit, error_fd);
+  if (server == 0) {
+    hand_init.reset();
+    execServer(p, release->program, release->data_limit, hand_server.get(), error_fd);
+  }
+  hand_server.reset();
+  // Failed: the server reports why on the error pipe, and the supervisor sees
+  // the channel close.
+  if (hand_init.valid()) (void)relayListener(hand_init.get(), server, go_fd);
+  hand_init.reset();
   ::close(error_fd);
   ::close(go_fd);
   // The server's stdin and stdout are the gateway's pipes: a copy held here would keep the
@@ -440,11 +443,33 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel,
   auto cgroup_join = cgroup.openSelfJoin();
   if (!cgroup_join) return abort(cgroup_join.error().message);
   if (auto r = cgroup.addProcess(init); !r) return abort("cgroup: " + r.error().message);
+  // network: host: the block on what the server's connects and sends reach,
+  // answered by this process (socket_notify.h). Fail closed without it.
+  bool notify = policy.network == NetworkMode::kHost && policy.host_block;
+  std::optional<HostBlock> block;
+  if (notify) {
+    auto rules = hostBlockFor(policy);
+    if (!rules) return abort(rules.error().message);
+    block = std::move(*rules);
+    if (auto available = socketNotifyAvailable(); !available) {
+      if (!degrade) {
+        return abort("refusing to start: network-host-block cannot be enforced: " +
+                     available.error().message +
+                     " (on_unavailable: degrade runs the server with the host's whole network)");
+      }
+      report.degraded.emplace_back("network-host-block", available.error().message);
+      notify = false;
+    }
+  }
   // seccomp: compiled here (unless spawn()'s caller sent the program it
   // compiled once), in a process that is not the server, and loaded by the
-  // server last. libseccomp's allocations stay out of the init.
+  // server last. libseccomp's allocations stay out of the init. With
+  // network: host always here: the program must notify exactly when this
+  // process answers.
+  if (policy.network == NetworkMode::kHost) seccomp.clear();
   std::expected<BpfProgram, Error> program =
-      seccomp.empty() ? buildSeccompFilter() : std::move(seccomp);
+      seccomp.empty() ? buildSeccompFilter(notify ? SocketCalls::kNotify : SocketCalls::kRun)
+                      : std::move(seccomp);
   if (!program) return abort(program.error().message);
 
   report.enforced = {"user",         "pid",         "mount",          "ipc",
@@ -453,6 +478,15 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel,
   if (own_net) report.enforced.insert(report.enforced.begin() + 3, "network");
   if (!own_net && policy.network == NetworkMode::kHost)
     report.noted.push_back("network: host (by policy)");
+  if (notify) {
+    report.enforced.emplace_back("network-host-block");
+    report.noted.push_back(
+        "network: host: connects and addressed sends to cloud metadata, link-local addresses" +
+        std::string(policy.own_ports.empty() ? "" : " and the gateway's own ports") +
+        " are refused" + (policy.allow.empty() ? "" : " unless allowed"));
+  } else if (policy.network == NetworkMode::kHost && !policy.host_block) {
+    report.noted.push_back("network: host without its block (host_block: false)");
+  }
   if (policy.network == NetworkMode::kAllowlist) {
     report.enforced.emplace_back("egress-allowlist");
     report.noted.push_back(
@@ -479,9 +513,18 @@ int runContained(const SpawnSpec& spec, BpfProgram seccomp, int report_channel,
     report.noted.push_back("environment variable dropped: " + name);
   if (policy.report) say(report.toJson(spec.name));
 
-  if (!sendRelease(go_write.get(), *program, *cgroup_join, data_limit))
+  if (!sendRelease(go_write.get(), *program, *cgroup_join, data_limit, notify))
     return abort(sysError("send the seccomp program to the sandbox init").message);
   cgroup_join->clear();
+  std::optional<SocketGuard> guard;
+  if (notify) {
+    // The server waits for us to take its listener before it execs.
+    auto listener = receiveListener(go_write.get());
+    if (!listener) return abort(listener.error().message);
+    guard.emplace(std::move(*listener), std::move(*block), [name = spec.name](const Refusal& r) {
+      say(egressRefusalJson(name, r.address, r.port, r.reason));
+    });
+  }
   if (policy.network == NetworkMode::kAllowlist) {
     // Sent by the init before it waited for the release. None: the init
     // failed, and its verdict says why.

@@ -21,6 +21,10 @@ namespace {
 constexpr std::string_view kRunUsage =
     "usage: sandbox run [options] -- CMD [ARGS...]\n"
     "  --network none|host        network namespace (default none: loopback only)\n"
+    "  --allow ADDR[/N][:PORT]    host: open an address the block refuses (repeatable)\n"
+    "  --own-port N               host: refuse this port on every address of the host, as\n"
+    "                             the gateway's own (repeatable)\n"
+    "  --no-host-block            host: the host's whole network, metadata included\n"
     "  --bind SRC:DST[:rw|:overlay]  bind a host path, read-only unless :rw; :overlay makes a\n"
     "                             directory writable inside without changing it (repeatable)\n"
     "  --memory SIZE              cgroup memory limit (default 1GiB, 0 = none)\n"
@@ -128,6 +132,21 @@ std::expected<SpawnSpec, Error> parseRun(std::span<char* const> args) {
         }
         return {};
       });
+    } else if (a == "--allow") {
+      withValue([&](std::string_view v) -> std::expected<void, Error> {
+        policy.allow.emplace_back(v);
+        return {};
+      });
+    } else if (a == "--own-port") {
+      withValue([&](std::string_view v) -> std::expected<void, Error> {
+        auto n = count(v);
+        if (!n || *n == 0 || *n > 65535)
+          return std::unexpected(Error{"--own-port expects a port, got '" + std::string(v) + "'"});
+        policy.own_ports.push_back(static_cast<std::uint16_t>(*n));
+        return {};
+      });
+    } else if (a == "--no-host-block") {
+      policy.host_block = false;
     } else if (a == "--on-unavailable") {
       withValue([&](std::string_view v) -> std::expected<void, Error> {
         if (v == "fail") {

@@ -32,6 +32,11 @@ inline constexpr std::size_t kMaxPassedFds = 8;
 [[nodiscard]] ssize_t receiveWithFds(int channel, void* buffer, std::size_t size,
                                      std::vector<UniqueFd>& fds, int flags = 0);
 
+// Reads or writes exactly `size` bytes, retrying on EINTR; false at EOF or on
+// an error. For the fixed-size messages between the sandbox's processes.
+[[nodiscard]] bool readAll(int fd, void* data, std::size_t size);
+[[nodiscard]] bool writeAll(int fd, const void* data, std::size_t size);
+
 // One descriptor with one byte of payload. receive: an invalid fd when the
 // peer closed or sent none.
 [[nodiscard]] bool sendDescriptor(int channel, int fd);

@@ -94,7 +94,17 @@ struct SandboxPolicy {
   std::string hostname;  // empty: "mcp-<server name>"
   // network: allowlist: the entries the gateway's proxy allows (egress/allowlist.h
   // syntax, checked by config/). The sandbox builds the way out and never reads them.
+  // network: host: the addresses the host block opens (addresses and CIDRs with
+  // optional ports), which the supervisor reads.
   std::vector<std::string> allow;
+  // network: host: whether the supervisor answers every connect and addressed
+  // send of the server itself (socket_notify.h) and refuses the gateway's own
+  // ports, cloud metadata and link-local addresses unless `allow` names them
+  // (egress::decideHost). false: exactly the host's network.
+  bool host_block = true;
+  // network: host: the gateway's listening ports, refused on every address of
+  // this host. Filled by the gateway (the ports it bound) and `sandbox run --own-port`.
+  std::vector<std::uint16_t> own_ports;
   // network: allowlist: a CommonJS file visible inside the sandbox that makes Node's
   // fetch use the proxy variables, loaded through NODE_OPTIONS=--require (which the
   // environment filter refuses from the config). Empty: none.

@@ -20,4 +20,10 @@ struct LayerReport {
 
 [[nodiscard]] std::string jsonString(const std::string& s);
 
+// network: host: one call the supervisor refused (socket_notify.h), as the
+// gateway turns it into an egress audit record:
+// {"egress":{"server":..,"address":..,"port":..,"allowed":false,"reason":..}}
+[[nodiscard]] std::string egressRefusalJson(const std::string& server, const std::string& address,
+                                            unsigned port, const std::string& reason);
+
 }  // namespace mcpgate::sandbox

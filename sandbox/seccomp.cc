@@ -159,9 +159,21 @@ void denySocketFamilies(Builder& b) {
   b.rule("socket", SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_A0(SCMP_CMP_GE, std::uint64_t{17}));
 }
 
+// network: host: the calls that name a destination wait for the supervisor,
+// which decides on its own copy of the address and makes the call itself
+// (socket_notify.h). sendto without an address (send(), on a connected
+// socket) reads none, so it runs; sendmsg and sendmmsg carry theirs in
+// memory the filter cannot see.
+void notifySocketCalls(Builder& b) {
+  b.rule("connect", SCMP_ACT_NOTIFY);
+  b.rule("sendto", SCMP_ACT_NOTIFY, SCMP_A4(SCMP_CMP_NE, 0));
+  b.rule("sendmsg", SCMP_ACT_NOTIFY);
+  b.rule("sendmmsg", SCMP_ACT_NOTIFY);
+}
+
 }  // namespace
 
-std::expected<BpfProgram, Error> buildSeccompFilter() {
+std::expected<BpfProgram, Error> buildSeccompFilter(SocketCalls sockets) {
   Ctx ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return std::unexpected(Error{"seccomp_init failed"});
   // A 32-bit or x32 call would bypass every rule written for x86-64 numbers.
@@ -180,6 +192,7 @@ std::expected<BpfProgram, Error> buildSeccompFilter() {
   denyPersonalities(b);
   denyTerminalInjection(b);
   denySocketFamilies(b);
+  if (sockets == SocketCalls::kNotify) notifySocketCalls(b);
   if (auto s = b.status(); !s) return std::unexpected(s.error());
 
   UniqueFd mem(::memfd_create("mcpgate-seccomp", MFD_CLOEXEC));
@@ -205,6 +218,18 @@ std::expected<void, Error> loadSeccompFilter(std::span<const sock_filter> progra
     return std::unexpected(sysError("load the seccomp filter"));
   }
   return {};
+}
+
+std::expected<UniqueFd, Error> loadSeccompFilterWithListener(
+    std::span<const sock_filter> program) {
+  sock_fprog prog{static_cast<unsigned short>(program.size()),
+                  const_cast<sock_filter*>(program.data())};
+  UniqueFd listener(static_cast<int>(
+      ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)));
+  if (!listener.valid()) {
+    return std::unexpected(sysError("load the seccomp filter with a notification listener"));
+  }
+  return listener;
 }
 
 }  // namespace mcpgate::sandbox

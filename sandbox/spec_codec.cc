@@ -108,6 +108,8 @@ std::string encodeSpec(const SpawnSpec& spec, std::span<const sock_filter> secco
     w.put("on_unavailable", p.on_unavailable == OnUnavailable::kFail ? "fail" : "degrade");
     w.put("network", networkName(p.network));
     for (const auto& a : p.allow) w.put("allow", a);
+    w.put("host_block", p.host_block ? "1" : "0");
+    for (std::uint16_t port : p.own_ports) w.put("own_port", port);
     w.put("node_proxy_preload", p.node_proxy_preload);
     for (const auto& c : p.commands) w.put("allow_command", c);
     for (const auto& d : p.arg_deny) w.put("arg_deny", d);
@@ -190,6 +192,14 @@ std::expected<DecodedSpec, Error> decodeSpec(std::string_view text) {
         policy.network = *mode;
       } else if (key == "allow") {
         policy.allow.push_back(value);
+      } else if (key == "host_block") {
+        policy.host_block = value == "1";
+      } else if (key == "own_port") {
+        std::uint64_t port = 0;
+        r = setNumber(port, value);
+        if (r && (port == 0 || port > 65535))
+          return std::unexpected(Error{"sandbox spec: bad port '" + value + "'"});
+        policy.own_ports.push_back(static_cast<std::uint16_t>(port));
       } else if (key == "node_proxy_preload") {
         policy.node_proxy_preload = value;
       } else if (key == "allow_command") {
