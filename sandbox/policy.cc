@@ -3,6 +3,8 @@
 #include <charconv>
 #include <limits>
 
+#include "egress/allowlist.h"
+
 namespace mcpgate::sandbox {
 
 std::expected<std::uint64_t, Error> parseSize(std::string_view text) {
@@ -91,9 +93,25 @@ std::expected<void, Error> validatePolicy(const SandboxPolicy& policy) {
         "network: allowlist needs allow: entries (host names, *.domains, addresses or CIDRs, "
         "each with an optional :port); with none, use network: none"});
   }
-  if (policy.network != NetworkMode::kAllowlist && !policy.allow.empty()) {
+  if (policy.network == NetworkMode::kNone && !policy.allow.empty()) {
+    return std::unexpected(Error{
+        "allow: entries apply only with network: allowlist (the proxy enforces them) or host "
+        "(addresses the host block opens)"});
+  }
+  if (policy.network == NetworkMode::kHost && !policy.allow.empty() && !policy.host_block) {
     return std::unexpected(
-        Error{"allow: entries apply only with network: allowlist (the proxy enforces them)"});
+        Error{"allow: entries open addresses the host block refuses: host_block: false has none"});
+  }
+  if (policy.network == NetworkMode::kHost) {
+    for (const std::string& text : policy.allow) {
+      auto entry = egress::parseAllowEntry(text);
+      if (!entry) return std::unexpected(Error{"allow: " + entry.error()});
+      if (entry->kind != egress::AllowEntry::Kind::kNetwork) {
+        return std::unexpected(Error{"allow: '" + text +
+                                     "' is a name; with network: host the block decides on the "
+                                     "address connected to: write an address or a CIDR"});
+      }
+    }
   }
   if (policy.limits.tmpfs_bytes != 0 && policy.limits.tmpfs_bytes < 4096) {
     return std::unexpected(Error{"tmpfs size must be at least 4KiB"});

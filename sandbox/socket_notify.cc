@@ -147,16 +147,10 @@ struct SocketGuard::State {
 };
 
 std::expected<HostBlock, Error> hostBlockFor(const SandboxPolicy& policy) {
+  if (auto valid = validatePolicy(policy); !valid) return std::unexpected(valid.error());
   HostBlock block;
   for (const std::string& text : policy.allow) {
-    auto entry = egress::parseAllowEntry(text);
-    if (!entry) return std::unexpected(Error{"network: host: allow: " + entry.error()});
-    if (entry->kind != egress::AllowEntry::Kind::kNetwork) {
-      return std::unexpected(Error{"network: host: allow: '" + text +
-                                   "' is a name; the host block decides on the address "
-                                   "connected to: write an address or a CIDR"});
-    }
-    block.allow.push_back(std::move(*entry));
+    if (auto entry = egress::parseAllowEntry(text)) block.allow.push_back(std::move(*entry));
   }
   for (std::uint16_t port : policy.own_ports) {
     block.own.listeners.push_back({egress::IpAddress{}, port, true});
