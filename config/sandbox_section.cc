@@ -64,6 +64,7 @@ void applySettings(const SandboxSettings& settings, sandbox::SandboxPolicy& poli
   if (settings.stderr_limits) policy.stderr_limits = *settings.stderr_limits;
   if (settings.tmp_exec) policy.tmp_exec = *settings.tmp_exec;
   if (settings.home_exec) policy.home_exec = *settings.home_exec;
+  if (settings.host_block) policy.host_block = *settings.host_block;
   // A server's bind or variable replaces the global one it names, so a server
   // can narrow a global rw bind to ro; anything else is added.
   for (const sandbox::Bind& bind : settings.binds) {
@@ -122,6 +123,8 @@ class SandboxLoader : private detail::Reader {
       } else if (item.key == "tmp_exec" || item.key == "home_exec") {
         done = loadFlag(item, item_path,
                         item.key == "tmp_exec" ? settings.tmp_exec : settings.home_exec);
+      } else if (item.key == "host_block") {
+        done = loadFlag(item, item_path, settings.host_block);
       } else if (!global && item.key == "hostname") {
         done = loadHostname(item, item_path, settings);
       } else if (!global && (item.key == "commands" || item.key == "on_unavailable")) {
@@ -134,12 +137,12 @@ class SandboxLoader : private detail::Reader {
                     "(servers.NAME.sandbox.hostname; the default is mcp-NAME)");
       } else if (global) {
         done = unknownKey(item, "in " + path,
-                          {"on_unavailable", "network", "allow", "commands", "limits", "binds",
-                           "env", "stderr", "tmp_exec", "home_exec"});
+                          {"on_unavailable", "network", "allow", "host_block", "commands", "limits",
+                           "binds", "env", "stderr", "tmp_exec", "home_exec"});
       } else {
         done = unknownKey(item, "in " + path,
-                          {"network", "allow", "limits", "binds", "env", "hostname", "stderr",
-                           "tmp_exec", "home_exec"});
+                          {"network", "allow", "host_block", "limits", "binds", "env", "hostname",
+                           "stderr", "tmp_exec", "home_exec"});
       }
       if (!done) return std::unexpected(done.error());
     }
@@ -148,6 +151,7 @@ class SandboxLoader : private detail::Reader {
 
  private:
   // allow: ["api.example.com:443", "*.example.org", "203.0.113.0/24", "[2001:db8::1]:8080"]
+  // (with network: host, addresses and CIDRs only: validatePolicy says so with the line)
   [[nodiscard]] std::expected<void, Error> loadAllow(const Entry& e, const std::string& path,
                                                      SandboxSettings& settings) const {
     constexpr std::string_view kKind =
@@ -419,6 +423,9 @@ void emitSandboxCommon(YAML::Emitter& out, const sandbox::SandboxPolicy& policy)
     for (const std::string& entry : policy.allow) out << entry;
     out << YAML::EndSeq;
   }
+  if (policy.network == sandbox::NetworkMode::kHost) {
+    out << YAML::Key << "host_block" << YAML::Value << policy.host_block;
+  }
   const sandbox::Limits& limits = policy.limits;
   out << YAML::Key << "limits" << YAML::Value << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "memory" << YAML::Value << formatSize(limits.memory_bytes);
@@ -485,6 +492,11 @@ std::expected<void, Error> resolveSandboxes(const detail::Reader& reader,
     }
     if (extra.sandbox) applySettings(*extra.sandbox, server.sandbox);
     if (server.remote) continue;  // nothing to start, nothing to sandbox
+    // network: host: the gateway's port is refused on every local address
+    // (the gateway adds the ports it actually bound when it spawns).
+    if (server.sandbox.network == sandbox::NetworkMode::kHost && config.listen_port != 0) {
+      server.sandbox.own_ports = {config.listen_port};
+    }
     if (auto runnable = checkRunnable(server); !runnable) {
       return reader.fail(extra.command_line, extra.path + ".command: " + runnable.error());
     }

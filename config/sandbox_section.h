@@ -41,6 +41,8 @@ struct SandboxSettings {
   std::optional<sandbox::StderrLimits> stderr_limits;
   std::optional<bool> tmp_exec;
   std::optional<bool> home_exec;
+  std::optional<bool>
+      host_block;  // network: host: the supervisor's block (sandbox/socket_notify.h)
 };
 
 // What the loader keeps about a server beyond ServerConfig until the whole

@@ -1,6 +1,7 @@
 #include "egress/address.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -188,6 +189,18 @@ std::optional<std::uint16_t> parsePort(std::string_view text) {
     return std::nullopt;
   }
   return static_cast<std::uint16_t>(value);
+}
+
+std::vector<IpAddress> hostAddresses() {
+  std::vector<IpAddress> out;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return out;
+  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr) continue;
+    if (auto ip = fromSockaddr(a->ifa_addr)) out.push_back(*ip);
+  }
+  ::freeifaddrs(list);
+  return out;
 }
 
 }  // namespace mcpgate::egress

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct sockaddr;
 
@@ -25,6 +26,9 @@ struct IpAddress {
 [[nodiscard]] std::optional<IpAddress> fromSockaddr(const sockaddr* address);
 // Dotted quad for IPv4 (mapped forms included), RFC 5952 text for IPv6.
 [[nodiscard]] std::string formatIp(const IpAddress& address);
+// Every address of this host's interfaces (getifaddrs): a wildcard listener
+// is reached through each. Empty when the list cannot be read.
+[[nodiscard]] std::vector<IpAddress> hostAddresses();
 // A port number 1-65535 written in decimal and nothing else; nullopt otherwise.
 [[nodiscard]] std::optional<std::uint16_t> parsePort(std::string_view text);
 

@@ -210,8 +210,7 @@ Decision decide(const std::vector<AllowEntry>& entries, std::string_view host,
 Decision decideHost(const std::vector<AllowEntry>& entries, const IpAddress& address,
                     std::uint16_t port, const OwnEndpoints& own) {
   const AddressClass c = classify(address);
-  if (own.reaches(address, port) || c == AddressClass::kMetadata ||
-      c == AddressClass::kLinkLocal) {
+  if (own.reaches(address, port) || c == AddressClass::kMetadata || c == AddressClass::kLinkLocal) {
     // The address as the host: decide() then matches no name entry.
     return decide(entries, formatIp(address), address, port, own);
   }

@@ -89,8 +89,7 @@ struct Decision {
 //    entry covering it).
 // Loopback, private and public addresses stay open: that is what `host` is for.
 // Entries are addresses or CIDRs; a name never matches here.
-[[nodiscard]] Decision decideHost(const std::vector<AllowEntry>& entries,
-                                  const IpAddress& address, std::uint16_t port,
-                                  const OwnEndpoints& own);
+[[nodiscard]] Decision decideHost(const std::vector<AllowEntry>& entries, const IpAddress& address,
+                                  std::uint16_t port, const OwnEndpoints& own);
 
 }  // namespace mcpgate::egress

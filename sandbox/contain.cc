@@ -18,8 +18,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -137,8 +137,8 @@ void resetSignals(const sigset_t& mask) {
 // `hand_fd` >= 0 (network: host with its block): the filter holds the
 // server's connects for the supervisor, which takes the listener through the
 // init (socket_notify.h) before the server execs.
-[[noreturn]] void execServer(const Prepared& p, const BpfProgram& seccomp,
-                             std::uint64_t data_limit, int hand_fd, int error_fd) {
+[[noreturn]] void execServer(const Prepared& p, const BpfProgram& seccomp, std::uint64_t data_limit,
+                             int hand_fd, int error_fd) {
   if (::setsid() < 0) fail(error_fd, kExitSandboxFailed, sysError("setsid").message);
   orFail(applyRlimits(p.policy->limits), error_fd);
   resetSignals(p.server_mask);
@@ -277,7 +277,8 @@ bool sendRelease(int fd, const BpfProgram& program, const std::vector<UniqueFd>&
   orFail(Cgroup::joinSelf(release->cgroup_join), error_fd);
   release->cgroup_join.clear();
   std::array<int, 2> hand{-1, -1};
-  if (release->notify != 0 && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hand.data()) != 0)
+  if (release->notify != 0 &&
+      ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hand.data()) != 0)
     fail(error_fd, kExitSandboxFailed, sysError("socketpair for the seccomp listener").message);
   UniqueFd hand_init(hand[0]), hand_server(hand[1]);
   pid_t server = ::fork();

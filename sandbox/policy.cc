@@ -94,9 +94,9 @@ std::expected<void, Error> validatePolicy(const SandboxPolicy& policy) {
         "each with an optional :port); with none, use network: none"});
   }
   if (policy.network == NetworkMode::kNone && !policy.allow.empty()) {
-    return std::unexpected(Error{
-        "allow: entries apply only with network: allowlist (the proxy enforces them) or host "
-        "(addresses the host block opens)"});
+    return std::unexpected(
+        Error{"allow: entries apply only with network: allowlist (the proxy enforces them) or host "
+              "(addresses the host block opens)"});
   }
   if (policy.network == NetworkMode::kHost && !policy.allow.empty() && !policy.host_block) {
     return std::unexpected(

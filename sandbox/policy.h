@@ -5,9 +5,10 @@
 // or from `mcpgate sandbox run` options; nothing a client sends reaches it.
 //
 // Config keys, one to one: on_unavailable -> on_unavailable, network ->
-// network, commands -> commands, limits.{memory, processes, open_files,
-// cpu_seconds, cpu, file_size, tmpfs} -> limits.* (cpu in cores, as millicores) (sizes through parseSize),
-// servers.<name>.sandbox.binds[{src, dst, ro}] -> binds, servers.<name>.env
+// network, allow -> allow, host_block -> host_block, commands -> commands, limits.{memory,
+// processes, open_files, cpu_seconds, cpu, file_size, tmpfs} -> limits.* (cpu in cores, as
+// millicores) (sizes through parseSize), servers.<name>.sandbox.binds[{src, dst, ro}] -> binds,
+// servers.<name>.env
 // -> SpawnSpec::env (policy.env is for variables the operator sets on every
 // server), hostname -> hostname (default "mcp-<server>").
 

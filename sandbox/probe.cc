@@ -11,6 +11,7 @@
 
 #include "sandbox/cgroup.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/socket_notify.h"
 
 namespace mcpgate::sandbox {
 namespace {
@@ -99,6 +100,12 @@ std::vector<LayerStatus> probeHost() {
   layers.push_back(
       {"rlimits", true, "CPU seconds, open files, file size, processes, no core dumps"});
   layers.push_back(seccompLayer());
+  // network: host only: the supervisor answers the server's connects.
+  const auto notify = socketNotifyAvailable();
+  layers.push_back({"network-host-block", notify.has_value(),
+                    notify ? "network: host: connects to metadata, link-local and the gateway's "
+                             "ports refused (seccomp user notification, pidfd_getfd)"
+                           : notify.error().message});
   bool nnp = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
   layers.push_back(
       {"no_new_privs", nnp,

@@ -37,11 +37,11 @@ std::string LayerReport::toJson(const std::string& server) const {
          ",\"degraded\":" + degraded_json + ",\"noted\":" + list(noted) + "}}";
 }
 
-std::string egressRefusalJson(const std::string& server, const std::string& address,
-                              unsigned port, const std::string& reason) {
+std::string egressRefusalJson(const std::string& server, const std::string& address, unsigned port,
+                              const std::string& reason) {
   return "{\"egress\":{\"server\":" + jsonString(server) + ",\"address\":" + jsonString(address) +
-         ",\"port\":" + std::to_string(port) + ",\"allowed\":false,\"reason\":" +
-         jsonString(reason) + "}}";
+         ",\"port\":" + std::to_string(port) +
+         ",\"allowed\":false,\"reason\":" + jsonString(reason) + "}}";
 }
 
 }  // namespace mcpgate::sandbox

@@ -220,8 +220,7 @@ std::expected<void, Error> loadSeccompFilter(std::span<const sock_filter> progra
   return {};
 }
 
-std::expected<UniqueFd, Error> loadSeccompFilterWithListener(
-    std::span<const sock_filter> program) {
+std::expected<UniqueFd, Error> loadSeccompFilterWithListener(std::span<const sock_filter> program) {
   sock_fprog prog{static_cast<unsigned short>(program.size()),
                   const_cast<sock_filter*>(program.data())};
   UniqueFd listener(static_cast<int>(

@@ -41,8 +41,7 @@ struct PreparedCall {
 // Copies what the call names from the server's memory, checks with
 // `still_waiting` that the copy belongs to the waiting call, and decides.
 // `sock` is the server's IP socket, taken with pidfd_getfd.
-[[nodiscard]] PreparedCall prepareCall(const Notice& notice, UniqueFd sock,
-                                       const HostBlock& block,
+[[nodiscard]] PreparedCall prepareCall(const Notice& notice, UniqueFd sock, const HostBlock& block,
                                        const std::function<bool()>& still_waiting);
 
 }  // namespace mcpgate::sandbox

@@ -1,7 +1,6 @@
 #include "sandbox/socket_notify.h"
 
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -33,18 +32,6 @@ namespace {
 // Calls that may block (a blocking socket) each wait on a thread of their own;
 // past this many at once, a new one is answered EAGAIN.
 constexpr int kMaxBlockingCalls = 64;
-
-std::vector<egress::IpAddress> hostAddresses() {
-  std::vector<egress::IpAddress> out;
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return out;
-  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
-    if (a->ifa_addr == nullptr) continue;
-    if (auto ip = egress::fromSockaddr(a->ifa_addr)) out.push_back(*ip);
-  }
-  ::freeifaddrs(list);
-  return out;
-}
 
 // The thread group of `tid`, for kernels without PIDFD_THREAD.
 pid_t threadGroupOf(pid_t tid) {
@@ -78,8 +65,8 @@ struct SocketGuard::State {
   }
 
   void respond(std::uint64_t id, Answer a, bool continue_call = false) const {
-    std::vector<char> buffer(std::max<std::size_t>(sizes.seccomp_notif_resp,
-                                                   sizeof(seccomp_notif_resp)));
+    std::vector<char> buffer(
+        std::max<std::size_t>(sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)));
     auto* resp = reinterpret_cast<seccomp_notif_resp*>(buffer.data());
     resp->id = id;
     if (continue_call) {
@@ -105,9 +92,8 @@ struct SocketGuard::State {
       return respond(n.id, {-1, errno});
     // unix and netlink sockets: the kernel refuses an IP address on them.
     if (domain != AF_INET && domain != AF_INET6) return respond(n.id, {}, true);
-    PreparedCall p = prepareCall(n, std::move(sock), block, [this, id = n.id] {
-      return idValid(id);
-    });
+    PreparedCall p =
+        prepareCall(n, std::move(sock), block, [this, id = n.id] { return idValid(id); });
     if (p.refused && refused) refused(*p.refused);
     if (!p.call) return respond(n.id, p.answer);
     if (!p.may_block) return respond(n.id, p.call());
@@ -155,7 +141,7 @@ std::expected<HostBlock, Error> hostBlockFor(const SandboxPolicy& policy) {
   for (std::uint16_t port : policy.own_ports) {
     block.own.listeners.push_back({egress::IpAddress{}, port, true});
   }
-  if (!policy.own_ports.empty()) block.own.local_addresses = hostAddresses();
+  if (!policy.own_ports.empty()) block.own.local_addresses = egress::hostAddresses();
   return block;
 }
 
@@ -204,7 +190,8 @@ std::expected<UniqueFd, Error> receiveListener(int from_init) {
   // A listener answers ENOENT for an id it never issued; anything else is not one.
   std::uint64_t id = 0;
   if (::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 || errno != ENOENT)
-    return std::unexpected(Error{"the descriptor the server handed over is not a seccomp listener"});
+    return std::unexpected(
+        Error{"the descriptor the server handed over is not a seccomp listener"});
   if (!writeAll(from_init, "k", 1)) return std::unexpected(sysError("acknowledge the listener"));
   return listener;
 }

@@ -1,6 +1,5 @@
 #include "gateway/upstream/egress_link.h"
 
-#include <ifaddrs.h>
 #include <unistd.h>
 
 #include <array>
@@ -23,19 +22,6 @@ struct OwnSlot {
 OwnSlot& ownSlot() {
   static OwnSlot slot;
   return slot;
-}
-
-// Every address of this host: a wildcard listener is reached through each.
-std::vector<egress::IpAddress> hostAddresses() {
-  std::vector<egress::IpAddress> out;
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return out;
-  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
-    if (a->ifa_addr == nullptr) continue;
-    if (auto ip = egress::fromSockaddr(a->ifa_addr)) out.push_back(*ip);
-  }
-  ::freeifaddrs(list);
-  return out;
 }
 
 void onDecision(const egress::ProxyEvent& e) {
@@ -65,9 +51,16 @@ void setOwnListeners(const std::vector<boost::asio::ip::tcp::endpoint>& endpoint
     any = any || wildcard;
     own.listeners.push_back({*ip, endpoint.port(), wildcard});
   }
-  if (any) own.local_addresses = hostAddresses();
+  if (any) own.local_addresses = egress::hostAddresses();
   std::lock_guard lock(ownSlot().mu);
   ownSlot().own = std::move(own);
+}
+
+std::vector<std::uint16_t> ownListenerPorts() {
+  std::vector<std::uint16_t> ports;
+  std::lock_guard lock(ownSlot().mu);
+  for (const auto& l : ownSlot().own.listeners) ports.push_back(l.port);
+  return ports;
 }
 
 std::shared_ptr<const egress::ProxySettings> egressSettings(const sandbox::SandboxPolicy& policy,

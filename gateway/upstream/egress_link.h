@@ -18,6 +18,10 @@ namespace mcpgate::gateway {
 // config): a proxy refuses them unless an entry names the address and port.
 void setOwnListeners(const std::vector<boost::asio::ip::tcp::endpoint>& endpoints);
 
+// The ports of those listeners: network: host refuses them on every address
+// of this host (sandbox/socket_notify.h).
+[[nodiscard]] std::vector<std::uint16_t> ownListenerPorts();
+
 // Settings for the proxy of `server`'s sandbox in `session`: every allowed or
 // refused connection is a log line and an audit record ("egress").
 [[nodiscard]] std::shared_ptr<const egress::ProxySettings> egressSettings(

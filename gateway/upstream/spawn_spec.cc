@@ -1,5 +1,7 @@
 #include "gateway/upstream/spawn_spec.h"
 
+#include <algorithm>
+
 #include "gateway/upstream/egress_link.h"
 #include "gateway/upstream/package_cache.h"
 
@@ -25,6 +27,13 @@ std::expected<sandbox::SpawnSpec, std::string> spawnSpecFor(const config::Config
     if (const std::string dir = nodeProxyDir(); !dir.empty()) {
       spec.sandbox->binds.push_back({dir, kNodeProxyInside, true});
       spec.sandbox->node_proxy_preload = std::string(kNodeProxyInside) + "/env-proxy.cjs";
+    }
+  }
+  if (spec.sandbox->network == sandbox::NetworkMode::kHost) {
+    // The ports this gateway bound (--listen, port 0) beside the configured one.
+    for (std::uint16_t port : ownListenerPorts()) {
+      if (std::ranges::find(spec.sandbox->own_ports, port) == spec.sandbox->own_ports.end())
+        spec.sandbox->own_ports.push_back(port);
     }
   }
   if (auto cached = addPackageCache(config, server, spec); !cached) {

@@ -359,6 +359,19 @@ void ChildUpstream::logSandboxLine(std::string_view text) {
     }
     return;
   }
+  // network: host: a connect or send the supervisor refused, in the format of
+  // the egress proxy's records (no name: the supervisor sees only the address).
+  if (!report.is_discarded() && report.is_object() && report.contains("egress") &&
+      report["egress"].is_object()) {
+    const json& e = report["egress"];
+    audit::serverEvent("egress", "egress refused", true, server, session,
+                       {{"host", e.value("address", "")},
+                        {"address", e.value("address", "")},
+                        {"port", e.value("port", 0)},
+                        {"allowed", false},
+                        {"reason", e.value("reason", "")}});
+    return;
+  }
   if (text.starts_with("the server was killed by")) {
     audit::serverEvent("sandbox_limit", "sandbox limit ended the server", true, server, session,
                        {{"pid", pid_}, {"reason", text}});

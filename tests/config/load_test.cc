@@ -1223,5 +1223,39 @@ TEST_F(LoadConfigTest, AnAllowlistNeedsEntriesEachOfWhichParses) {
       << stray;
 }
 
+TEST_F(LoadConfigTest, HostNetworkHasItsBlockOnWithTheGatewaysPortAndAddressExceptions) {
+  auto config = load(R"(listen: 127.0.0.1:8123
+servers:
+  api:
+    command: node
+    sandbox:
+      network: host
+      allow: [169.254.169.253:53, "fe80::/10"]
+  open:
+    command: node
+    sandbox: {network: host, host_block: false}
+)");
+  ASSERT_NE(config, nullptr);
+  const sandbox::SandboxPolicy& api = config->servers.at("api").sandbox;
+  EXPECT_TRUE(api.host_block);
+  EXPECT_EQ(api.own_ports, std::vector<std::uint16_t>{8123});
+  EXPECT_EQ(api.allow, (std::vector<std::string>{"169.254.169.253:53", "fe80::/10"}));
+  EXPECT_FALSE(config->servers.at("open").sandbox.host_block);
+  const std::string described = describeConfig(*config);
+  EXPECT_NE(described.find("host_block: true"), std::string::npos) << described;
+  EXPECT_NE(described.find("host_block: false"), std::string::npos) << described;
+
+  const std::string head = "servers:\n  api:\n    command: node\n    sandbox:\n";
+  const std::string name = errorOf(head + "      network: host\n      allow: [api.example.com]\n");
+  EXPECT_NE(name.find("'api.example.com' is a name; with network: host"), std::string::npos)
+      << name;
+  const std::string off =
+      errorOf(head + "      network: host\n      host_block: false\n      allow: [10.0.0.1]\n");
+  EXPECT_NE(off.find("host_block: false has none"), std::string::npos) << off;
+  const std::string none = errorOf(head + "      allow: [10.0.0.1]\n");
+  EXPECT_NE(none.find("allow: entries apply only with network: allowlist"), std::string::npos)
+      << none;
+}
+
 }  // namespace
 }  // namespace mcpgate::config

@@ -205,9 +205,8 @@ TEST(HostDecisionTest, LoopbackPrivateAndPublicStayOpen) {
 
 TEST(HostDecisionTest, TheGatewaysPortIsRefusedOnEveryLocalAddress) {
   const OwnEndpoints own = gatewayOnPort(8080);
-  for (const char* a :
-       {"127.0.0.1", "127.0.0.53", "::1", "::ffff:127.0.0.1", "0.0.0.0", "::", "192.0.2.10",
-        "::ffff:192.0.2.10"}) {
+  for (const char* a : {"127.0.0.1", "127.0.0.53", "::1", "::ffff:127.0.0.1", "0.0.0.0",
+                        "::", "192.0.2.10", "::ffff:192.0.2.10"}) {
     const Decision d = decideHost({}, ip(a), 8080, own);
     EXPECT_FALSE(d.allowed) << a;
     EXPECT_NE(d.reason.find("gateway's own"), std::string::npos) << d.reason;

@@ -228,6 +228,37 @@ TEST_F(Egress, WithoutAnAllowlistNothingLeavesTheSandbox) {
   EXPECT_EQ(target.connections(), 0);
 }
 
+// network: host with its block, through the real binary: loopback services
+// stay reachable, the gateway's own port (bound at port 0, so known only at
+// run time) is refused for Node, Python and curl, and each refusal is an
+// egress audit record. Metadata and link-local refusals need a network
+// namespace holding those addresses: tests/sandbox/host_block_test.cc.
+TEST_F(Egress, AHostNetworkServerReachesLoopbackButNotTheGatewaysPortAndRefusalsAreAudited) {
+  LoopbackHttp other("reached-from-the-host-network");
+  Gateway gw(config("      network: host\n"));
+  const std::string sid = gw.initialize("eg");
+  const std::string ok = "http://127.0.0.1:" + std::to_string(other.port()) + "/";
+  const std::string own = "http://127.0.0.1:" + std::to_string(gw.port()) + "/healthz";
+  int id = 10;
+  for (const std::string client : {"node", "python", "curl"}) {
+    SCOPED_TRACE(client);
+    EXPECT_EQ(fetch(gw, sid, client, ok, ++id), "status 200 reached-from-the-host-network");
+    const std::string refused = fetch(gw, sid, client, own, ++id);
+    EXPECT_TRUE(refused.starts_with("error")) << refused;
+  }
+  EXPECT_EQ(other.connections(), 3);
+  EXPECT_GE(logEntries(gw.log(), "egress refused").size(), 3u) << gw.log();
+  ASSERT_TRUE(waitUntil([&] { return egressRecords().size() >= 3; }, 5s)) << readFile(auditPath());
+  for (const json& r : egressRecords()) {
+    EXPECT_EQ(r["server"], "eg");
+    EXPECT_EQ(r["session"], sid);
+    EXPECT_EQ(r["address"], "127.0.0.1");
+    EXPECT_EQ(r["port"], gw.port());
+    EXPECT_FALSE(r["allowed"].get<bool>());
+    EXPECT_NE(r.value("reason", "").find("gateway's own"), std::string::npos) << r.dump();
+  }
+}
+
 // A process in the background (the stand-in registry), killed at the end;
 // its first line of output is read with a timeout.
 class Background {

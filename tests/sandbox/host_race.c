@@ -4,9 +4,11 @@
 // let the kernel read it again would connect to the blocked one some of the
 // time. Prints "connected A of N" (A: connects that succeeded).
 //
-//   host_race N ALLOWED_IP ALLOWED_PORT BLOCKED_IP BLOCKED_PORT [sendto]
+//   host_race N ALLOWED_IP ALLOWED_PORT BLOCKED_IP BLOCKED_PORT [sendto|sendmsg|sendmmsg]
 //
-// With "sendto" each attempt is a UDP sendto with the flipping address instead.
+// With a send mode each attempt is a UDP datagram to the flipping address
+// instead; sendmmsg sends two per call and counts a datagram only when the
+// call reports its msg_len (which glibc's resolver checks).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -49,7 +51,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int n = atoi(argv[1]);
-  const int datagrams = argc > 6 && strcmp(argv[6], "sendto") == 0;
+  const char* mode = argc > 6 ? argv[6] : "connect";
+  const int datagrams = strcmp(mode, "connect") != 0;
   allowed = address(argv[2], argv[3]);
   blocked = address(argv[4], argv[5]);
   target = allowed;
@@ -59,8 +62,26 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) {
     int s = socket(AF_INET, datagrams ? SOCK_DGRAM : SOCK_STREAM, 0);
     if (s < 0) break;
-    int rc = datagrams ? (int)sendto(s, "x", 1, 0, (struct sockaddr*)&target, sizeof target)
-                       : connect(s, (struct sockaddr*)&target, sizeof target);
+    struct iovec iov = {"x", 1};
+    struct mmsghdr m[2];
+    memset(m, 0, sizeof m);
+    for (int k = 0; k < 2; ++k) {
+      m[k].msg_hdr.msg_name = (void*)&target;
+      m[k].msg_hdr.msg_namelen = sizeof target;
+      m[k].msg_hdr.msg_iov = &iov;
+      m[k].msg_hdr.msg_iovlen = 1;
+    }
+    int rc = -1;
+    if (strcmp(mode, "sendto") == 0) {
+      rc = (int)sendto(s, "x", 1, 0, (struct sockaddr*)&target, sizeof target);
+    } else if (strcmp(mode, "sendmsg") == 0) {
+      rc = (int)sendmsg(s, &m[0].msg_hdr, 0);
+    } else if (strcmp(mode, "sendmmsg") == 0) {
+      int sent = sendmmsg(s, m, 2, 0);
+      for (int k = 0; k < sent; ++k) connected += m[k].msg_len == 1;
+    } else {
+      rc = connect(s, (struct sockaddr*)&target, sizeof target);
+    }
     if (rc >= 0) ++connected;
     close(s);
   }
