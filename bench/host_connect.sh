@@ -23,14 +23,24 @@ for f in "$RUNNER" "$CLIENT"; do
 done
 BENCH_DIR=$(dirname "$CLIENT")
 
-run_variant() {  # variant mode -> microseconds per connect
+# One run of a variant: "<wall us per connect> <CPU us per connect>", the CPU
+# being user+system of the whole tree (the runner is the supervisor, and
+# reaps the init, which reaps the client), spawn included. Wall time on a
+# loaded machine is mostly waiting for a CPU; CPU time is what the block costs.
+run_variant() {  # variant mode
+  local cmd=()
   case $1 in
-    direct) "$CLIENT" "$CONNECTS" "$2" ;;
-    plain) "$RUNNER" sandbox run --network host --no-host-block --bind "$BENCH_DIR:/opt/bench" \
-             -- /opt/bench/host_connect "$CONNECTS" "$2" ;;
-    block) "$RUNNER" sandbox run --network host --bind "$BENCH_DIR:/opt/bench" \
-             -- /opt/bench/host_connect "$CONNECTS" "$2" ;;
-  esac | awk '{print $2}'
+    direct) cmd=("$CLIENT" "$CONNECTS" "$2") ;;
+    plain) cmd=("$RUNNER" sandbox run --network host --no-host-block --bind "$BENCH_DIR:/opt/bench"
+                -- /opt/bench/host_connect "$CONNECTS" "$2") ;;
+    block) cmd=("$RUNNER" sandbox run --network host --bind "$BENCH_DIR:/opt/bench"
+                -- /opt/bench/host_connect "$CONNECTS" "$2") ;;
+  esac
+  local out cpu
+  out=$(mktemp)
+  cpu=$( { TIMEFORMAT='%U %S'; time "${cmd[@]}" >"$out"; } 2>&1 | tail -1)
+  echo "$(awk '{print $2}' "$out") $(awk -v n="$CONNECTS" '{printf "%.2f", ($1 + $2) * 1e6 / n}' <<<"$cpu")"
+  rm -f "$out"
 }
 
 spawn_ms() {  # variant -> milliseconds for one sandbox start and exit
@@ -45,27 +55,30 @@ spawn_ms() {  # variant -> milliseconds for one sandbox start and exit
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-declare -A results
+declare -A wall cpu
 for ((r = 0; r < ROUNDS; r++)); do
   for mode in blocking nonblocking; do
     for v in direct plain block; do
-      results[$v.$mode]+="$(run_variant $v $mode) "
+      read -r w c <<<"$(run_variant $v $mode)"
+      wall[$v.$mode]+="$w "
+      cpu[$v.$mode]+="$c "
     done
   done
   for i in 1 2 3 4; do
-    for v in plain block; do results[$v.spawn]+="$(spawn_ms $v) "; done
+    for v in plain block; do wall[$v.spawn]+="$(spawn_ms $v) "; done
   done
 done
 
-echo "# $(uname -r), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'), $ROUNDS rounds x $CONNECTS connects, medians"
+med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+echo "# $(uname -r), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'), $ROUNDS rounds x $CONNECTS connects, medians, load $(cut -d' ' -f1 /proc/loadavg)"
 for mode in blocking nonblocking; do
-  d=$(tr ' ' '\n' <<<"${results[direct.$mode]}" | grep . | median)
-  p=$(tr ' ' '\n' <<<"${results[plain.$mode]}" | grep . | median)
-  b=$(tr ' ' '\n' <<<"${results[block.$mode]}" | grep . | median)
-  printf '%-12s connect+close us: direct %s, sandbox without block %s, with block %s; block/without %.2fx\n' \
-    "$mode" "$d" "$p" "$b" "$(echo "$b / $p" | bc -l)"
+  for what in wall cpu; do
+    declare -n m=$what
+    d=$(med "${m[direct.$mode]}"); p=$(med "${m[plain.$mode]}"); b=$(med "${m[block.$mode]}")
+    printf '%-12s %-4s us per connect+close: direct %s, sandbox without block %s, with block %s; with/without %.2fx\n' \
+      "$mode" "$what" "$d" "$p" "$b" "$(echo "$b / $p" | bc -l)"
+  done
 done
-p=$(tr ' ' '\n' <<<"${results[plain.spawn]}" | grep . | median)
-b=$(tr ' ' '\n' <<<"${results[block.spawn]}" | grep . | median)
-printf 'spawn (sandbox run --network host -- true) ms: without block %s, with block %s; %.2fx\n' \
+p=$(med "${wall[plain.spawn]}"); b=$(med "${wall[block.spawn]}")
+printf 'spawn (sandbox run --network host -- true) wall ms: without block %s, with block %s; %.2fx\n' \
   "$p" "$b" "$(echo "$b / $p" | bc -l)"

@@ -666,7 +666,8 @@ servers:
   // The description carries the sandbox and loads back to the same thing.
   const std::string text = describeConfig(*config);
   EXPECT_NE(text.find("sandbox:\n  on_unavailable: degrade\n  commands: [node, npx, python3, uvx, "
-                      "/opt/bin/server]\n  network: host\n  limits: {memory: 2GiB, processes: "
+                      "/opt/bin/server]\n  network: host\n  host_block: true\n  limits: {memory: "
+                      "2GiB, processes: "
                       "100, open_files: 512, cpu_seconds: 60, cpu: 1.5, file_size: 1MiB, "
                       "tmpfs: 0B}\n"),
             std::string::npos)
