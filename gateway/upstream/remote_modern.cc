@@ -36,7 +36,7 @@ std::optional<ModernHeaders> modernHeadersOf(const mcp::Message& message) {
     return std::nullopt;
   }
   if (!plainHeaderValue(message.method)) return std::nullopt;
-  ModernHeaders headers{std::string(*version), message.method, std::nullopt};
+  ModernHeaders headers{std::string(*version), message.method, std::nullopt, {}};
   if (const std::string_view source = modern::nameSource(message.method); !source.empty()) {
     const json& params = paramsOf(message.value);
     auto name = params.find(source);
@@ -58,6 +58,52 @@ std::optional<json> modernErrorAnswer(unsigned status, std::string_view body, co
   // The server may leave the id null (it refused before reading the body):
   // the answer is to the request the gateway sent.
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(*error)}};
+}
+
+void learnParamHeaders(const mcp::Message& answer, ToolParamHeaders& tools) {
+  auto result = answer.value.find("result");
+  if (result == answer.value.end() || !result->is_object()) return;
+  auto listed = result->find("tools");
+  if (listed == result->end() || !listed->is_array()) return;
+  for (const json& tool : *listed) {
+    if (!tool.is_object() || !tool.contains("name") || !tool["name"].is_string()) continue;
+    const std::string& name = tool["name"].get_ref<const std::string&>();
+    auto schema = tool.find("inputSchema");
+    auto annotated = schema != tool.end() ? modern::paramHeaders(*schema) : std::nullopt;
+    if (annotated && !annotated->empty()) {
+      tools[name] = std::move(*annotated);
+    } else {
+      tools.erase(name);
+    }
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> paramHeadersOf(const mcp::Message& message,
+                                                                const ToolParamHeaders& tools) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (message.method != "tools/call" || message.tool.empty()) return out;
+  auto annotated = tools.find(message.tool);
+  if (annotated == tools.end()) return out;
+  const json& params = paramsOf(message.value);
+  auto arguments = params.find("arguments");
+  if (arguments == params.end() || !arguments->is_object()) return out;
+  for (const modern::ParamHeader& header : annotated->second) {
+    const json* at = &*arguments;
+    for (const std::string& key : header.path) {
+      auto next = at->is_object() ? at->find(key) : at->end();
+      at = next != at->end() ? &*next : nullptr;
+      if (at == nullptr) break;
+    }
+    if (at == nullptr || at->is_null()) continue;
+    if (at->is_string()) {
+      out.emplace_back(header.name, modern::encodeHeaderValue(at->get_ref<const std::string&>()));
+    } else if (at->is_boolean()) {
+      out.emplace_back(header.name, at->get<bool>() ? "true" : "false");
+    } else if (at->is_number_integer()) {
+      out.emplace_back(header.name, at->dump());
+    }
+  }
+  return out;
 }
 
 std::string cancelledRequest(const mcp::Message& message) {

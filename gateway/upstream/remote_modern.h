@@ -10,12 +10,16 @@
 // Spec: basic/transports/streamable-http.mdx "Request Metadata" and
 // "Backward Compatibility". Pure: no I/O, no Beast.
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gateway/mcp/message.h"
+#include "gateway/modern/front.h"
 
 namespace mcpgate::gateway::remote {
 
@@ -23,7 +27,22 @@ struct ModernHeaders {
   std::string protocol_version;     // MCP-Protocol-Version: the body's, a version we speak
   std::string method;               // Mcp-Method
   std::optional<std::string> name;  // Mcp-Name (tools/call, prompts/get, resources/read)
+  // Mcp-Param-{Name}: value, for a tools/call of a tool with x-mcp-header annotations.
+  std::vector<std::pair<std::string, std::string>> params;
 };
+
+// The x-mcp-header annotations of the tools a remote listed, by tool name.
+using ToolParamHeaders = std::map<std::string, std::vector<modern::ParamHeader>>;
+
+// Notes the annotations of each tool in a tools/list answer (a tool whose
+// annotations break the spec's rules gets none; its calls are the server's to refuse).
+void learnParamHeaders(const mcp::Message& answer, ToolParamHeaders& tools);
+
+// The Mcp-Param-* headers of a modern tools/call (streamable-http.mdx "Custom
+// Headers from Tool Parameters"): each annotated argument present and not
+// null, as a string, integer or boolean, in its header form.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> paramHeadersOf(
+    const mcp::Message& message, const ToolParamHeaders& tools);
 
 // The headers of `message` when it is a modern request or notification;
 // nullopt for anything else (legacy traffic keeps its session headers). A

@@ -5,6 +5,7 @@
 // state of that request's streams.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "gateway/mcp/message.h"
@@ -44,6 +45,25 @@ inline Outgoing describe(const mcp::Message& message) {
     out.cancels = cancelledRequest(message);
   }
   return out;
+}
+
+// Whether `message` is the answer to `outgoing` (a response with its id).
+inline bool answers(const mcp::Message& message, const Outgoing& outgoing) {
+  return outgoing.request && message.value.is_object() && message.id == outgoing.id &&
+         message.value.contains("id") && !message.value.contains("method");
+}
+
+// The protocol version an initialize result names, when it is one we know: it
+// becomes a request header (a remote must not put CR LF into the gateway's requests).
+inline std::optional<std::string> negotiatedVersion(const mcp::Message& answer) {
+  auto result = answer.value.find("result");
+  if (result == answer.value.end() || !result->is_object()) return std::nullopt;
+  auto version = result->find("protocolVersion");
+  if (version == result->end() || !version->is_string() ||
+      !jsonrpc::isSupportedProtocolVersion(version->get_ref<const std::string&>())) {
+    return std::nullopt;
+  }
+  return version->get<std::string>();
 }
 
 }  // namespace mcpgate::gateway::remote

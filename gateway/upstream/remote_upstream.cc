@@ -100,6 +100,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       return;
     }
     if (outgoing.initialize) initializing_ = true;
+    if (outgoing.modern) outgoing.modern->params = remote::paramHeadersOf(message, tools_);
     asio::co_spawn(
         executor_,
         [self = shared_from_this(), body = std::move(message.wire()),
@@ -138,6 +139,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       request.set("MCP-Protocol-Version", outgoing->modern->protocol_version);
       request.set("Mcp-Method", outgoing->modern->method);
       if (outgoing->modern->name) request.set("Mcp-Name", *outgoing->modern->name);
+      for (const auto& [name, value] : outgoing->modern->params) request.set("Mcp-Param-" + name, value);
       return;
     }
     if (!session_id_.empty()) request.set("Mcp-Session-Id", session_id_);
@@ -263,24 +265,14 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
                {"error", error.message.substr(0, 200)}});
   }
 
-  // Whether `message` answers `outgoing`; notes the negotiated protocol version.
+  // Whether `message` answers `outgoing`; notes the negotiated protocol version, and
+  // a modern tools/list's x-mcp-header annotations (Mcp-Param-* of later calls).
   bool inspect(const mcp::Message& message, const Outgoing& outgoing) {
-    if (!outgoing.request || !message.value.is_object() || message.id != outgoing.id ||
-        !message.value.contains("id") || message.value.contains("method")) {
-      return false;
-    }
+    if (!remote::answers(message, outgoing)) return false;
     if (outgoing.initialize) {
-      auto result = message.value.find("result");
-      if (result != message.value.end() && result->is_object()) {
-        auto version = result->find("protocolVersion");
-        // It becomes a request header: only a version we know (a remote must
-        // not put CR LF into the gateway's requests).
-        if (version != result->end() && version->is_string() &&
-            jsonrpc::isSupportedProtocolVersion(version->get_ref<const std::string&>())) {
-          protocol_version_ = version->get<std::string>();
-        }
-      }
+      if (auto version = remote::negotiatedVersion(message)) protocol_version_ = std::move(*version);
     }
+    if (outgoing.modern && outgoing.method == "tools/list") remote::learnParamHeaders(message, tools_);
     return true;
   }
 
@@ -563,6 +555,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   std::string protocol_version_;
   std::vector<std::unique_ptr<Connection>> idle_;
   std::set<Connection*> active_;  // closed by terminate()
+  remote::ToolParamHeaders tools_;            // x-mcp-header annotations, by tool name
   std::map<std::string, Connection*> open_;  // modern requests in flight, by id key
   std::set<std::string> cancelled_;          // of those, closed by a cancellation
   bool initializing_ = false;     // an initialize is waiting for its answer

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gateway/modern/front.h"
@@ -91,6 +92,39 @@ TEST(RemoteModern, AModernServersRefusalIsTheRequestsAnswer) {
   EXPECT_FALSE(modernErrorAnswer(400, "", json(7)));
   EXPECT_FALSE(modernErrorAnswer(400, "<html>Bad Request</html>", json(7)));
   EXPECT_FALSE(modernErrorAnswer(400, R"({"error":"no"})", json(7)));
+}
+
+TEST(RemoteModern, AnnotatedArgumentsOfAListedToolBecomeMcpParamHeaders) {
+  ToolParamHeaders tools;
+  const json listed = json::parse(R"({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+    {"name": "sql", "inputSchema": {"type": "object", "properties": {
+      "region": {"type": "string", "x-mcp-header": "Region"},
+      "limit": {"type": "integer", "x-mcp-header": "Limit"},
+      "dry": {"type": "boolean", "x-mcp-header": "Dry"},
+      "opts": {"type": "object", "properties": {
+        "zone": {"type": "string", "x-mcp-header": "Zone"}}}}}},
+    {"name": "plain", "inputSchema": {"type": "object"}}]}})");
+  learnParamHeaders(mcp::Message::of(listed, Direction::kToClient), tools);
+  auto call = [&](std::string tool, json arguments) {  // sorted: the schema's order is not kept
+    auto headers = paramHeadersOf(request("tools/call", {{"name", std::move(tool)},
+                                                 {"arguments", std::move(arguments)},
+                                                 {"_meta", envelope()}}),
+                          tools);
+    std::ranges::sort(headers);
+    return headers;
+  };
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  const json arguments = {{"region", "us-west1"}, {"limit", 42}, {"dry", false},
+                          {"opts", {{"zone", "Hello, 世界"}}}};
+  EXPECT_EQ(call("sql", arguments),
+            (Headers{{"Dry", "false"},
+                     {"Limit", "42"},
+                     {"Region", "us-west1"},
+                     {"Zone", "=?base64?SGVsbG8sIOS4lueVjA==?="}}));
+  // Absent or null: no header. A tool without annotations, or never listed: none.
+  EXPECT_TRUE(call("sql", json{{"region", nullptr}}).empty());
+  EXPECT_TRUE(call("plain", json{{"region", "x"}}).empty());
+  EXPECT_TRUE(call("unlisted", json{{"region", "x"}}).empty());
 }
 
 TEST(RemoteModern, AModernCancellationNamesTheRequestWhoseStreamCloses) {

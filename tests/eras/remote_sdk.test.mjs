@@ -100,7 +100,7 @@ async function connect(t, client, url) {
 const call = (client, params, options) => (client instanceof V2Client
   ? client.callTool(params, options) : client.callTool(params, undefined, options));
 
-// List, call, progress, sampling and elicitation round trips.
+// List, call (one with an Mcp-Param-* header), progress, sampling and elicitation round trips.
 async function flow(client) {
   const names = (await client.listTools()).tools.map((t) => t.name);
   for (const name of ['echo', 'progress', 'sample', 'elicit', 'secret']) {
@@ -108,6 +108,9 @@ async function flow(client) {
   }
   assert.equal(textOf(await call(client, {name: 'echo', arguments: {text: 'to a remote'}})),
       'echo: to a remote');
+  // An x-mcp-header argument: the remote refuses the call unless Mcp-Param-Region says it too.
+  assert.equal(textOf(await call(client, {name: 'region', arguments: {region: 'eu-north-1'}})),
+      'region: eu-north-1');
   const progress = [];
   const done = await call(client, {name: 'progress', arguments: {steps: 4, ms: 100}},
       {onprogress: (p) => progress.push(p.progress)});

@@ -17,6 +17,7 @@
 // pattern, which the SDK's legacy shim turns into real server-to-client
 // requests on a 2025-era connection):
 //   echo {text}                 -> "echo: <text>"
+//   region {region, text}       -> "region: <region>" (region: x-mcp-header Region)
 //   pid {}                      -> the server's process id
 //   progress {steps, ms}        -> progress notifications, then "done <steps>"
 //   sample {prompt}             -> asks the client for sampling, returns its text
@@ -114,6 +115,11 @@ function factory(ctx) {
     record('echo', era);
     return text(`echo: ${value}`);
   });
+
+  // Its region is mirrored into an Mcp-Param-Region header over HTTP (x-mcp-header).
+  server.registerTool('region', {description: 'Says which region it ran in', inputSchema: objectSchema(
+      {region: {type: 'string', 'x-mcp-header': 'Region'}, text: {type: 'string'}}, ['region'])},
+  async ({region}) => text(`region: ${region}`));
 
   server.registerTool('pid', {description: 'The process id of this server',
     inputSchema: objectSchema({})}, async () => {
