@@ -228,6 +228,42 @@ FrontError unsupportedVersion(std::string_view requested) {
                     json{{"supported", std::move(modern_versions)}, {"requested", requested}}};
 }
 
+std::optional<json> missingCapabilities(std::string_view method, const json& params,
+                                        const json& declared) {
+  std::string capability;
+  std::string mode;  // elicitation's
+  if (method == "sampling/createMessage") {
+    capability = "sampling";
+  } else if (method == "roots/list") {
+    capability = "roots";
+  } else if (method == "elicitation/create") {
+    capability = "elicitation";
+    const json requested = params.is_object() ? params.value("mode", json()) : json();
+    mode = requested == "url" ? "url" : "form";
+  } else {
+    return std::nullopt;
+  }
+  const auto found = declared.find(capability);  // end() when declared is no object
+  if (found == declared.end()) {
+    json required = {{capability, json::object()}};
+    if (!mode.empty()) required[capability][mode] = json::object();
+    return required;
+  }
+  if (mode.empty()) return std::nullopt;
+  const bool bare = !found->is_object() || (!found->contains("form") && !found->contains("url"));
+  if ((found->is_object() && found->contains(mode)) || (bare && mode == "form")) {
+    return std::nullopt;
+  }
+  return json{{capability, {{mode, json::object()}}}};
+}
+
+FrontError missingCapability(json required, std::string_view asked) {
+  return FrontError{400, jsonrpc::kMissingRequiredClientCapability,
+                    "the server asked the client for " + std::string(asked) +
+                        ", which needs a client capability this request did not declare",
+                    json{{"requiredCapabilities", std::move(required)}}};
+}
+
 bool isRemovedMethod(std::string_view method) {
   return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
          method == "resources/subscribe" || method == "resources/unsubscribe";
@@ -298,28 +334,25 @@ std::optional<std::vector<ParamHeader>> paramHeaders(const json& input_schema) {
   return out;
 }
 
-std::expected<void, FrontError> checkRequest(const json& message, const RequestHeaders& headers,
-                                             const std::vector<ParamHeader>* annotated) {
-  const std::optional<std::string_view> body_version = declaredVersion(message);
-  if (headers.protocol_version && body_version && *headers.protocol_version != *body_version) {
-    return std::unexpected(mismatch("MCP-Protocol-Version header value '" +
-                                    std::string(*headers.protocol_version) +
-                                    "' does not match body value '" + std::string(*body_version) +
-                                    "'"));
-  }
-  const std::string_view version =
-      body_version ? *body_version : headers.protocol_version.value_or(std::string_view());
+namespace {
+
+FrontError versionRequired() {
+  return FrontError{400, jsonrpc::kInvalidParams,
+                    "params._meta[\"" + std::string(kMetaProtocolVersion) +
+                        "\"] is required on every request"};
+}
+
+// The version `message` is sent in supported, and a request's envelope
+// complete: what every transport checks.
+std::expected<void, FrontError> checkVersionAndMeta(const json& message, std::string_view version,
+                                                    bool body_version) {
   if (std::ranges::find(jsonrpc::kModernProtocolVersions, version) ==
       std::end(jsonrpc::kModernProtocolVersions)) {
     return std::unexpected(unsupportedVersion(version));
   }
   const bool request = message.contains("id");
   if (!request) return {};
-  if (!body_version) {
-    return std::unexpected(FrontError{
-        400, jsonrpc::kInvalidParams,
-        "params._meta[\"" + std::string(kMetaProtocolVersion) + "\"] is required on every request"});
-  }
+  if (!body_version) return std::unexpected(versionRequired());
   const json& meta = message["params"]["_meta"];
   auto capabilities = meta.find(kMetaClientCapabilities);
   if (capabilities == meta.end() || !capabilities->is_object()) {
@@ -333,6 +366,33 @@ std::expected<void, FrontError> checkRequest(const json& message, const RequestH
         400, jsonrpc::kInvalidParams,
         "params._meta[\"" + std::string(kMetaClientInfo) + "\"] must be an object"});
   }
+  return {};
+}
+
+}  // namespace
+
+std::expected<void, FrontError> checkEnvelope(const json& message) {
+  const std::optional<std::string_view> body_version = declaredVersion(message);
+  if (!body_version && message.contains("id")) return std::unexpected(versionRequired());
+  return checkVersionAndMeta(message, body_version.value_or(std::string_view()),
+                             body_version.has_value());
+}
+
+std::expected<void, FrontError> checkRequest(const json& message, const RequestHeaders& headers,
+                                             const std::vector<ParamHeader>* annotated) {
+  const std::optional<std::string_view> body_version = declaredVersion(message);
+  if (headers.protocol_version && body_version && *headers.protocol_version != *body_version) {
+    return std::unexpected(mismatch("MCP-Protocol-Version header value '" +
+                                    std::string(*headers.protocol_version) +
+                                    "' does not match body value '" + std::string(*body_version) +
+                                    "'"));
+  }
+  const std::string_view version =
+      body_version ? *body_version : headers.protocol_version.value_or(std::string_view());
+  if (auto checked = checkVersionAndMeta(message, version, body_version.has_value()); !checked) {
+    return checked;
+  }
+  if (!message.contains("id")) return {};
   if (!headers.protocol_version) {
     return std::unexpected(mismatch("the MCP-Protocol-Version header is required"));
   }

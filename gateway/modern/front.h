@@ -72,6 +72,19 @@ struct FrontError {
 // server/discover lists them) and data.requested.
 [[nodiscard]] FrontError unsupportedVersion(std::string_view requested);
 
+// The client capabilities that a server's request to the client (what an
+// InputRequiredResult would embed) needs and `declared` (the modern
+// request's clientCapabilities) lacks, in the ClientCapabilities shape of
+// -32021's data.requiredCapabilities; nullopt when all are declared, or the
+// method asks the client nothing. sampling/createMessage needs sampling,
+// elicitation/create elicitation.form or .url by its mode (a bare
+// `elicitation: {}` counts as form, its 2025 meaning), roots/list roots.
+[[nodiscard]] std::optional<json> missingCapabilities(std::string_view method, const json& params,
+                                                      const json& declared);
+
+// MissingRequiredClientCapability (-32021, HTTP 400) for `required`.
+[[nodiscard]] FrontError missingCapability(json required, std::string_view asked);
+
 // Methods 2026-07-28 removed: a modern request for one gets 404 and -32601.
 [[nodiscard]] bool isRemovedMethod(std::string_view method);
 
@@ -112,6 +125,10 @@ struct ParamHeader {
 [[nodiscard]] std::expected<void, FrontError> checkRequest(
     const json& message, const RequestHeaders& headers,
     const std::vector<ParamHeader>* annotated = nullptr);
+
+// The checks of a modern request on a transport without request headers
+// (stdio): a supported version (-32022) and a complete envelope.
+[[nodiscard]] std::expected<void, FrontError> checkEnvelope(const json& message);
 
 // What server/discover answers for one server behind the gateway.
 struct ServerOffer {

@@ -254,5 +254,48 @@ TEST(ModernFront, StampAddsResultTypeAndCacheHints) {
   EXPECT_FALSE(error.contains("result"));
 }
 
+TEST(ModernFront, InputRequestsNeedTheCapabilityTheirMethodNeeds) {
+  const json none = json::object();
+  EXPECT_EQ(missingCapabilities("sampling/createMessage", none, none),
+            json({{"sampling", json::object()}}));
+  EXPECT_EQ(missingCapabilities("sampling/createMessage", none, {{"sampling", json::object()}}),
+            std::nullopt);
+  EXPECT_EQ(missingCapabilities("roots/list", none, {{"sampling", json::object()}}),
+            json({{"roots", json::object()}}));
+  // Elicitation by mode; a bare declaration is the 2025 one: form.
+  EXPECT_EQ(missingCapabilities("elicitation/create", none, none),
+            json({{"elicitation", {{"form", json::object()}}}}));
+  EXPECT_EQ(missingCapabilities("elicitation/create", none, {{"elicitation", json::object()}}),
+            std::nullopt);
+  const json url = {{"mode", "url"}, {"url", "https://example.com/x"}};
+  EXPECT_EQ(missingCapabilities("elicitation/create", url, {{"elicitation", json::object()}}),
+            json({{"elicitation", {{"url", json::object()}}}}));
+  EXPECT_EQ(missingCapabilities("elicitation/create", url,
+                                {{"elicitation", {{"url", json::object()}}}}),
+            std::nullopt);
+  EXPECT_EQ(missingCapabilities("elicitation/create", none,
+                                {{"elicitation", {{"url", json::object()}}}}),
+            json({{"elicitation", {{"form", json::object()}}}}));
+  EXPECT_EQ(missingCapabilities("tools/list", none, none), std::nullopt);
+
+  const FrontError error = missingCapability({{"sampling", json::object()}}, "sampling/createMessage");
+  EXPECT_EQ(error.code, -32021);
+  EXPECT_EQ(error.http_status, 400u);
+  EXPECT_EQ(error.data["requiredCapabilities"], json({{"sampling", json::object()}}));
+}
+
+TEST(ModernFront, StdioChecksTheEnvelopeWithoutHeaders) {
+  EXPECT_TRUE(checkEnvelope(modernCall("echo")));
+  json old = modernCall("echo");
+  old["params"]["_meta"][std::string(kMetaProtocolVersion)] = "2099-01-01";
+  auto refused = checkEnvelope(old);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, -32022);
+  json bare = modernCall("echo");
+  bare["params"]["_meta"].erase(std::string(kMetaClientCapabilities));
+  ASSERT_FALSE(checkEnvelope(bare));
+  EXPECT_EQ(checkEnvelope(bare).error().code, -32602);
+}
+
 }  // namespace
 }  // namespace mcpgate::gateway::modern
