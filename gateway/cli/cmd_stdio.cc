@@ -18,11 +18,14 @@
 #include "config/config.h"
 #include "gateway/cli/cli.h"
 #include "gateway/cli/serve_common.h"
+#include "gateway/cli/stdio_modern.h"
 #include "gateway/guard/generation.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/mcp/message.h"
+#include "gateway/modern/front.h"
 #include "gateway/observe/audit.h"
 #include "gateway/observe/log.h"
+#include "gateway/session/lanes.h"
 #include "gateway/session/session.h"
 #include "gateway/session/sessions.h"
 
@@ -56,11 +59,15 @@ asio::awaitable<void> writeToClient(std::shared_ptr<Mailbox> mailbox) {
 }
 
 // Reads client lines on a plain thread: stdin may be a pipe, a file or a tty.
+// A modern client's messages go to `modern`; a legacy client's to the session,
+// whose stream (what the server sends outside a request) is stdout from its
+// first message on.
 void readFromClient(const config::Config& config, const std::shared_ptr<Session>& session,
-                    const std::shared_ptr<Mailbox>& mailbox) {
+                    const std::shared_ptr<Mailbox>& mailbox, StdioModern& modern) {
   const std::uint64_t limit = config.limits.max_body_bytes;
   std::string buffer, line;
   bool skipping = false;  // inside a line that went over the limit
+  bool stream_open = false;
   char chunk[65536];
   for (;;) {
     ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
@@ -91,6 +98,14 @@ void readFromClient(const config::Config& config, const std::shared_ptr<Session>
                     jsonrpc::errorResponse(m.id, jsonrpc::kInvalidRequest,
                                            "not a JSON-RPC 2.0 request, notification or response"));
                 continue;
+              }
+              if (modern.active() || modern::eraOf(m.value, {}) == Era::kModern) {
+                modern.fromClient(std::move(m));
+                continue;
+              }
+              if (!stream_open) {
+                (void)session->openStream(mailbox);
+                stream_open = true;
               }
               std::vector<mcp::Message> one;
               one.push_back(std::move(m));
@@ -168,27 +183,29 @@ int runStdio(Args args) {
   auto part_done = [&] {
     if (--parts_left == 0) io.stop();
   };
-  Session::Hooks hooks{nullptr, part_done};
+  auto mailbox = std::make_shared<Mailbox>(io.get_executor(), true, 0);
+  auto modern = std::make_shared<StdioModern>(io, current, server, mailbox);
+  Session::Hooks hooks{[modern](const std::string&) { modern->sessionClosed(); }, part_done};
   auto session = std::make_shared<Session>(newSessionId(), "", asio::make_strand(io), config,
                                            server, current, hooks);
+  modern->attach(session);
   if (auto started = session->start(); !started) {
     std::cerr << "mcpgate stdio: cannot start MCP server '" << server_name
               << "': " << started.error() << "\n";
     return 1;
   }
-  auto mailbox = std::make_shared<Mailbox>(io.get_executor(), true, 0);
-  (void)session->openStream(mailbox);
   asio::co_spawn(io, writeToClient(mailbox), [&](std::exception_ptr) { part_done(); });
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int) {
     if (!ec) session->close("mcpgate received a termination signal");
   });
-  std::thread reader([config, session, mailbox, client_closed] {
-    readFromClient(*config, session, mailbox);
+  std::thread reader([config, session, mailbox, modern, client_closed] {
+    readFromClient(*config, session, mailbox, *modern);
     *client_closed = true;
   });
   reader.detach();  // a read() blocked on a silent client must not hold up exit
   io.run();
+  LanePool::instance().clear();  // its timer and parked requests belong to `io`
   std::fflush(stdout);
   return *client_closed ? 0 : 1;
 }

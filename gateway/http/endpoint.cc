@@ -425,7 +425,7 @@ awaitable<Plan> Endpoint::post(HttpRequest& req, const config::ServerConfig* ser
         }
       }
     }
-    json modern_message = std::move(first_message.value);
+    mcp::Message modern_message = std::move(first_message);
     Plan plan = co_await modernPost(sessions_, std::move(modern_post), std::move(modern_message));
     co_return plan;
   }

@@ -1,16 +1,12 @@
 #include "gateway/http/modern_post.h"
 
-#include <atomic>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <iterator>
 
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/modern/front.h"
-#include "gateway/modern/request_state.h"
-#include "gateway/observe/log.h"
 #include "gateway/session/lanes.h"
+#include "gateway/session/modern_flow.h"
 
 // g++ 12 misreads Asio's coroutine frame allocator as a mismatched new/delete pair (as in
 // session/aggregate.cc).
@@ -27,271 +23,6 @@ namespace {
 
 Reply frontRefusal(const modern::FrontError& error, const json& id) {
   return Reply{static_cast<Status>(error.http_status), modern::errorBody(error, id), ""};
-}
-
-Reply invalidState(const json& id, std::string message, std::string_view reason) {
-  return Reply{Status::bad_request,
-               jsonrpc::errorResponse(id, jsonrpc::kInvalidParams, message,
-                                      json{{"gateway", "mcpgate"}, {"reason", reason}}),
-               ""};
-}
-
-// The capability a legacy server's request needs of the client, or "" when
-// the gateway cannot ask a modern client for it.
-std::string_view neededCapability(std::string_view method) {
-  if (method == "sampling/createMessage") return "sampling";
-  if (method == "elicitation/create") return "elicitation";
-  if (method == "roots/list") return "roots";
-  return {};
-}
-
-// MRTR may answer these (basic/patterns/mrtr.mdx, Supported Requests).
-bool mayRequireInput(std::string_view method) {
-  return method == "tools/call" || method == "prompts/get" || method == "resources/read";
-}
-
-std::string nextGatewayId() {
-  static std::atomic<std::uint64_t> next{1};
-  return "mcpgate-" + std::to_string(next.fetch_add(1));
-}
-
-// One modern request in flight through a lane.
-struct Flow {
-  std::shared_ptr<Lane> lane;
-  std::shared_ptr<Mailbox> upstream;
-  std::string gateway_id;
-  json client_id;
-  std::string method;
-  json capabilities;  // the client's, from its envelope
-  json envelope;      // {"params":{"_meta":...}} of the client's request (its logLevel)
-  std::string client;
-  std::string identity;
-  bool shaped = false;
-};
-
-// The subscriptions/listen filter key a legacy server's change notification
-// falls under, or "" when it is not one.
-std::string_view filterKey(std::string_view method) {
-  if (method == "notifications/tools/list_changed") return "toolsListChanged";
-  if (method == "notifications/prompts/list_changed") return "promptsListChanged";
-  if (method == "notifications/resources/list_changed") return "resourcesListChanged";
-  if (method == "notifications/resources/updated") return "resourceSubscriptions";
-  return {};
-}
-
-bool wants(const json& filter, std::string_view key, const json& notification) {
-  auto it = filter.find(key);
-  if (it == filter.end()) return false;
-  if (key != "resourceSubscriptions") return *it == true;
-  const json uri = notification.contains("params") && notification["params"].is_object()
-                       ? notification["params"].value("uri", json(nullptr))
-                       : json(nullptr);
-  return it->is_array() && std::ranges::find(*it, uri) != it->end();
-}
-
-// Hands a change notification to the lane's listen streams: a modern
-// server's by the subscription id it tagged (the gateway's id of the listen
-// request, given back as the client's), a legacy server's to every stream
-// whose filter asks for it, tagged with that stream's id. False when it is
-// no such notification.
-bool deliverToListeners(Lane& lane, const json& notification) {
-  const std::string method = notification.value("method", std::string());
-  const json* meta = nullptr;
-  if (auto params = notification.find("params"); params != notification.end() &&
-                                                  params->is_object()) {
-    if (auto m = params->find("_meta"); m != params->end() && m->is_object()) meta = &*m;
-  }
-  const std::string subscription_key(modern::kMetaSubscriptionId);
-  const bool tagged = meta != nullptr && meta->contains(subscription_key);
-  if (lane.era == Era::kModern && !tagged) return false;
-  if (lane.era != Era::kModern && filterKey(method).empty()) return false;
-  std::lock_guard lock(lane.listeners_mu);
-  std::erase_if(lane.listeners, [](const Listener& l) {
-    auto out = l.out.lock();
-    return !out || out->abandoned();
-  });
-  for (const auto& listener : lane.listeners) {
-    if (lane.era == Era::kModern
-            ? (*meta)[subscription_key] != json(listener.gateway_id)
-            : !wants(listener.filter, filterKey(method), notification)) {
-      continue;
-    }
-    json copy = notification;
-    copy["params"]["_meta"][subscription_key] = listener.client_id;
-    if (auto out = listener.out.lock()) out->push(jsonrpc::serialize(copy));
-  }
-  return true;
-}
-
-void answerServer(ClientSession& session, const json& id, int code, std::string message) {
-  (void)sendToLane(session, json::parse(jsonrpc::errorResponse(id, code, message)));
-}
-
-// The InputRequiredResult for the server requests in `waiting`, parked under
-// a sealed requestState; an error text when no state could be sealed.
-std::string inputRequired(Flow& flow, std::vector<std::pair<std::string, json>> waiting) {
-  auto& pool = LanePool::instance();
-  json requests = json::object();
-  for (const auto& [key, request] : waiting) {
-    requests[key] = {{"method", request["method"]},
-                     {"params", request.value("params", json::object())}};
-  }
-  const auto wall_expiry = std::chrono::system_clock::now() + LanePool::kTicketLifetime;
-  Ticket ticket{flow.lane,           flow.upstream,         flow.gateway_id,
-                flow.method,         flow.identity,         flow.capabilities,
-                std::move(waiting),  std::chrono::steady_clock::now() + LanePool::kTicketLifetime};
-  const std::string ticket_id = pool.park(std::move(ticket));
-  auto sealed = pool.sealer().seal(
-      {flow.identity, flow.lane->server, ticket_id, flow.method, wall_expiry});
-  if (!sealed) {
-    (void)pool.take(ticket_id);
-    return jsonrpc::errorResponse(flow.client_id, jsonrpc::kInternalError, sealed.error());
-  }
-  json irr = {{"jsonrpc", "2.0"},
-              {"id", flow.client_id},
-              {"result",
-               {{"resultType", "input_required"},
-                {"inputRequests", std::move(requests)},
-                {"requestState", std::move(*sealed)}}}};
-  return jsonrpc::serialize(irr);
-}
-
-// Carries what the lane's server sends for one request to the client's
-// mailbox `out`: its progress and log notifications, its final response with
-// the client's id and the modern stamps, or (a legacy server asking the
-// client something) an InputRequiredResult that parks the request.
-awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
-  auto& pool = LanePool::instance();
-  ClientSession& session = *flow.lane->session;
-  for (;;) {
-    Mailbox::Batch batch = co_await flow.upstream->next();
-    if (out->abandoned()) {
-      // Closing the response stream is the modern client's cancellation.
-      (void)sendToLane(session, json{{"jsonrpc", "2.0"},
-                                     {"method", "notifications/cancelled"},
-                                     {"params", {{"requestId", flow.gateway_id}}}});
-      flow.upstream->abandon();
-      pool.release(flow.lane);
-      co_return;
-    }
-    std::vector<std::pair<std::string, json>> asks;
-    for (auto& text : batch.messages) {
-      if (text.empty()) {
-        out->pushKeepalive();
-        continue;
-      }
-      json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
-      switch (jsonrpc::classify(message)) {
-        case jsonrpc::Kind::kResponse: {
-          if (jsonrpc::idKey(message["id"]) != jsonrpc::idKey(json(flow.gateway_id))) break;
-          message["id"] = flow.client_id;
-          if (auto r = message.find("result"); r != message.end() && r->is_object()) {
-            if (auto m = r->find("_meta"); m != r->end() && m->is_object() &&
-                                           m->contains(modern::kMetaSubscriptionId)) {
-              (*m)[std::string(modern::kMetaSubscriptionId)] = flow.client_id;
-            }
-            auto state = r->find("requestState");
-            if (state != r->end() &&
-                (!state->is_string() || state->get_ref<const std::string&>().size() >
-                                            modern::kMaxRequestStateBytes)) {
-              message = json::parse(jsonrpc::errorResponse(
-                  flow.client_id, jsonrpc::kUpstreamError,
-                  "the server's requestState is over " +
-                      std::to_string(modern::kMaxRequestStateBytes) + " bytes"));
-            }
-          }
-          if (flow.method == "tools/list" && message.contains("result") &&
-              message["result"].is_object()) {
-            pool.rememberTools(flow.identity, flow.lane->server,
-                               message["result"].value("tools", json::array()));
-          }
-          modern::stampResult(message, flow.method, flow.shaped);
-          out->pushFinal(jsonrpc::serialize(message));
-          pool.release(flow.lane);
-          co_return;
-        }
-        case jsonrpc::Kind::kRequest: {
-          const std::string method = message["method"].get<std::string>();
-          const std::string_view capability = neededCapability(method);
-          if (method == "ping") {
-            (void)sendToLane(session, json{{"jsonrpc", "2.0"}, {"id", message["id"]},
-                                           {"result", json::object()}});
-          } else if (flow.lane->era != Era::kLegacy || capability.empty() ||
-                     !mayRequireInput(flow.method)) {
-            answerServer(session, message["id"], jsonrpc::kInvalidRequest,
-                         "mcpgate cannot ask a modern client for " + method + " during " +
-                             flow.method);
-          } else if (!flow.capabilities.is_object() ||
-                     !flow.capabilities.contains(std::string(capability))) {
-            answerServer(session, message["id"], -32601,
-                         "the client did not declare the " + std::string(capability) +
-                             " capability");
-          } else {
-            asks.emplace_back("input-" + std::to_string(asks.size() + 1) + "-" +
-                                  jsonrpc::idKey(message["id"]),
-                              std::move(message));
-          }
-          break;
-        }
-        case jsonrpc::Kind::kNotification: {
-          // Change notifications belong to subscriptions/listen streams;
-          // request-scoped ones go on the request's stream.
-          if (deliverToListeners(*flow.lane, message)) break;
-          const json& method = message["method"];
-          if (method == "notifications/message" && flow.lane->era == Era::kLegacy) {
-            // A legacy server logs at the level of its session; a modern
-            // client asks per request (or not at all).
-            const json& params = message.value("params", json::object());
-            if (!modern::logWanted(flow.envelope, params.value("level", std::string()))) break;
-          }
-          if (method == "notifications/progress" || method == "notifications/message") {
-            out->push(std::move(text));
-          }
-          break;
-        }
-        case jsonrpc::Kind::kInvalid:
-          break;
-      }
-    }
-    if (!asks.empty()) {
-      out->pushFinal(inputRequired(flow, std::move(asks)));
-      co_return;  // the lane stays in flight: the ticket holds it
-    }
-    if (batch.finished) {
-      out->pushFinal(jsonrpc::errorResponse(flow.client_id, jsonrpc::kUpstreamError,
-                                            "the server ended before it answered"));
-      pool.release(flow.lane);
-      co_return;
-    }
-  }
-}
-
-// The retry of a parked request: the client's inputResponses answer the
-// server's requests; what is still missing is asked again.
-std::expected<Flow, Reply> resume(Ticket ticket, const json& params, Flow flow) {
-  ClientSession& session = *ticket.lane->session;
-  const json responses = params.value("inputResponses", json::object());
-  std::vector<std::pair<std::string, json>> missing;
-  for (auto& [key, request] : ticket.waiting) {
-    auto answer = responses.is_object() ? responses.find(key) : responses.end();
-    if (!responses.is_object() || answer == responses.end()) {
-      missing.emplace_back(key, std::move(request));
-      continue;
-    }
-    // Goes through the session's filters as the client's message: DLP scans
-    // it in the request direction, and a blocked answer reaches the server
-    // as an error in its place.
-    (void)sendToLane(session, json{{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", *answer}});
-  }
-  flow.lane = ticket.lane;
-  flow.upstream = ticket.upstream;
-  flow.gateway_id = ticket.gateway_id;
-  if (!missing.empty()) {
-    flow.capabilities = std::move(ticket.client_capabilities);
-    std::string again = inputRequired(flow, std::move(missing));
-    return std::unexpected(Reply{Status::ok, std::move(again), ""});
-  }
-  return flow;
 }
 
 // JSON when only the response came; SSE as soon as anything else does.
@@ -313,119 +44,23 @@ awaitable<Plan> answer(const std::shared_ptr<Mailbox>& out, bool accepts_json) {
   }
   // "If the server does not implement the requested RPC method, it MUST
   // respond with 404 Not Found" (streamable-http.mdx): the server's -32601
-  // is told in HTTP terms too.
+  // is told in HTTP terms too; -32021 is a 400 wherever it comes from.
   Status status = Status::ok;
   if (body.find("\"error\"") != std::string::npos) {
     json reply = json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (reply.is_object() && reply.contains("error") && reply["error"].is_object() &&
-        reply["error"].value("code", 0) == -32601) {
-      status = Status::not_found;
+    if (reply.is_object() && reply.contains("error") && reply["error"].is_object()) {
+      const int code = reply["error"].value("code", 0);
+      if (code == -32601) status = Status::not_found;
+      if (code == jsonrpc::kMissingRequiredClientCapability) status = Status::bad_request;
     }
   }
   co_return Reply{status, std::move(body), ""};
 }
 
-// Reads a legacy lane's GET stream (what its server sends outside any
-// request) for the lane's listen streams, while the session lives.
-awaitable<void> pumpLaneStream(std::shared_ptr<Lane> lane, std::shared_ptr<Mailbox> stream) {
-  for (;;) {
-    Mailbox::Batch batch = co_await stream->next();
-    for (const auto& text : batch.messages) {
-      if (text.empty()) continue;
-      json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
-      const auto kind = jsonrpc::classify(message);
-      if (kind == jsonrpc::Kind::kNotification) {
-        (void)deliverToListeners(*lane, message);
-      } else if (kind == jsonrpc::Kind::kRequest) {
-        answerServer(*lane->session, message["id"], jsonrpc::kInvalidRequest,
-                     "mcpgate cannot ask a modern client outside one of its requests");
-      }
-    }
-    if (batch.finished) {
-      std::lock_guard lock(lane->listeners_mu);
-      lane->stream_open = false;
-      co_return;
-    }
-  }
-}
-
-json subscribeRequest(const json& uri) {
-  return {{"jsonrpc", "2.0"},
-          {"id", nextGatewayId()},
-          {"method", "resources/subscribe"},
-          {"params", {{"uri", uri}}}};
-}
-
-bool declares(const json& capabilities, const std::string& capability, const std::string& flag) {
-  auto it = capabilities.find(capability);
-  return it != capabilities.end() && it->is_object() && it->value(flag, false);
-}
-
-// subscriptions/listen for a legacy server: the gateway acknowledges what the
-// server can notify (its capabilities; a resource by resources/subscribe),
-// then hands the server's change notifications to the stream.
-awaitable<Plan> listenLegacy(Flow flow, json asked, bool accepts_sse) {
-  auto& pool = LanePool::instance();
-  Lane& lane = *flow.lane;
-  const json caps = lane.offer.capabilities;
-  json filter = json::object();
-  if (asked.is_object()) {
-    if (asked.value("toolsListChanged", false) && declares(caps, "tools", "listChanged")) {
-      filter["toolsListChanged"] = true;
-    }
-    if (asked.value("promptsListChanged", false) && declares(caps, "prompts", "listChanged")) {
-      filter["promptsListChanged"] = true;
-    }
-    if (asked.value("resourcesListChanged", false) && declares(caps, "resources", "listChanged")) {
-      filter["resourcesListChanged"] = true;
-    }
-    auto uris = asked.find("resourceSubscriptions");
-    if (uris != asked.end() && uris->is_array() && declares(caps, "resources", "subscribe")) {
-      json subscribed = json::array();
-      for (const auto& uri : *uris) {
-        if (!uri.is_string()) continue;
-        // Named, never a temporary inside the co_await expression (g++ 12).
-        json subscribe = subscribeRequest(uri);
-        auto answer = co_await askLane(*lane.session, std::move(subscribe));
-        if (answer && answer->find("\"result\"") != std::string::npos) subscribed.push_back(uri);
-      }
-      if (!subscribed.empty()) filter["resourceSubscriptions"] = std::move(subscribed);
-    }
-  }
-  const auto executor = co_await asio::this_coro::executor;
-  auto out = std::make_shared<Mailbox>(executor, true, 1);
-  std::shared_ptr<Mailbox> stream;
-  {
-    std::lock_guard lock(lane.listeners_mu);
-    lane.listeners.push_back({"", flow.client_id, filter, out});
-    if (!lane.stream_open) {
-      stream = std::make_shared<Mailbox>(executor, true, 0);
-      lane.stream_open = lane.session->openStream(stream) == ClientSession::StreamResult::kOk;
-      if (!lane.stream_open) stream.reset();
-    }
-  }
-  if (stream) asio::co_spawn(executor, pumpLaneStream(flow.lane, stream), asio::detached);
-  pool.release(flow.lane);
-  json ack = {{"jsonrpc", "2.0"},
-              {"method", "notifications/subscriptions/acknowledged"},
-              {"params",
-               {{"_meta", {{std::string(modern::kMetaSubscriptionId), flow.client_id}}},
-                {"notifications", std::move(filter)}}}};
-  out->push(jsonrpc::serialize(ack));
-  if (!accepts_sse) {
-    co_return Reply{Status::not_acceptable,
-                    jsonrpc::errorResponse(flow.client_id, jsonrpc::kInvalidRequest,
-                                           "subscriptions/listen needs Accept: text/event-stream"),
-                    ""};
-  }
-  Mailbox::Batch first = co_await out->next();
-  co_return EventStream{"", out, std::move(first)};
-}
-
 }  // namespace
 
-awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message) {
-  const json id = message.contains("id") ? message["id"] : json(nullptr);
+awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, mcp::Message message) {
+  const json& id = message.id;
   const std::string serverName = post.server != nullptr ? post.server->name : std::string();
   modern::RequestHeaders headers;
   if (!post.req.protocol_version.empty()) headers.protocol_version = post.req.protocol_version;
@@ -435,10 +70,8 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
   // A tools/call of a tool listed to this client is checked against its
   // x-mcp-header annotations too (Mcp-Param-*).
   std::optional<std::vector<modern::ParamHeader>> annotated;
-  if (message.value("method", json(nullptr)) == "tools/call" && message.contains("params") &&
-      message["params"].is_object() && message["params"].value("name", json(nullptr)).is_string()) {
-    auto known = LanePool::instance().toolHeaders(post.identity, serverName,
-                                                  message["params"]["name"].get<std::string>());
+  if (!message.tool.empty()) {
+    auto known = LanePool::instance().toolHeaders(post.identity, serverName, message.tool);
     if (known && !*known) {
       co_return frontRefusal(
           modern::FrontError{400, jsonrpc::kInvalidParams,
@@ -448,118 +81,18 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, json message
     }
     if (known) annotated = std::move(*known);
   }
-  if (auto checked = modern::checkRequest(message, headers, annotated ? &*annotated : nullptr);
+  if (auto checked =
+          modern::checkRequest(message.value, headers, annotated ? &*annotated : nullptr);
       !checked) {
     co_return frontRefusal(checked.error(), id);
   }
   // This revision defines no client notifications over HTTP: accepted, unused.
-  if (!message.contains("id")) co_return Reply{Status::accepted, "", ""};
-  const std::string method = message["method"].get<std::string>();
-  if (modern::isRemovedMethod(method)) {
-    co_return Reply{Status::not_found,
-                    jsonrpc::errorResponse(id, -32601,
-                                           "Method not found: " + method +
-                                               " was removed in protocol revision 2026-07-28"),
-                    ""};
-  }
-  json& params = message["params"];
-  const config::Config& config = *post.generation->config;
-  Flow flow;
-  flow.client_id = id;
-  flow.method = method;
-  flow.client = post.client;
-  flow.identity = post.identity;
-  flow.capabilities = params["_meta"].value(std::string(modern::kMetaClientCapabilities),
-                                            json::object());
-  flow.envelope = {{"params", {{"_meta", params["_meta"]}}}};
-  // Per-client policy and DLP may change any result: no shared cache may
-  // hand one client's to another.
-  flow.shaped = config.dlp.enabled || !config.policies.empty() || post.generation->authenticator;
-
-  const auto state = params.find("requestState");
-  if (state != params.end() && (!state->is_string() || state->get_ref<const std::string&>().size() >
-                                                           modern::kMaxRequestStateBytes)) {
-    co_return invalidState(id, "requestState must be a string of at most " +
-                                   std::to_string(modern::kMaxRequestStateBytes) + " bytes",
-                           "request_state_too_large");
-  }
-  auto& pool = LanePool::instance();
-  const auto executor = co_await asio::this_coro::executor;
-  if (state != params.end() && modern::isGatewayState(state->get_ref<const std::string&>())) {
-    auto claims = pool.sealer().open(state->get_ref<const std::string&>(), post.identity,
-                                     serverName, method);
-    if (!claims) {
-      log::info("modern retry refused",
-                {{"server", serverName},
-                 {"client", post.client},
-                 {"reason", std::string(modern::stateErrorReason(claims.error().kind))}});
-      co_return invalidState(id, claims.error().message,
-                             modern::stateErrorReason(claims.error().kind));
-    }
-    auto ticket = pool.take(claims->ticket);
-    if (!ticket) {
-      co_return invalidState(id,
-                             "the request this requestState belongs to is no longer waiting (it "
-                             "was answered, expired, or its server ended); send it again without "
-                             "inputResponses or requestState",
-                             "request_state_gone");
-    }
-    auto resumed = resume(std::move(*ticket), params, std::move(flow));
-    if (!resumed) co_return std::move(resumed.error());
-    auto out = std::make_shared<Mailbox>(executor, post.accepts_sse, 1);
-    asio::co_spawn(executor, relay(std::move(*resumed), out), asio::detached);
-    Plan plan = co_await answer(out, post.accepts_json);
-    co_return plan;
-  }
-
-  auto lane = co_await pool.acquire(sessions, post.generation, post.server,
-                                    std::move(post.aggregate), post.client, post.identity);
-  if (!lane) {
-    co_return Reply{Status::bad_gateway,
-                    jsonrpc::errorResponse(id, jsonrpc::kUpstreamError,
-                                           "cannot serve '" + (serverName.empty() ? "/mcp" : serverName) +
-                                               "' to a modern client: " + lane.error(),
-                                           json{{"gateway", "mcpgate"}, {"reason", "lane_failed"}}),
-                    ""};
-  }
-  flow.lane = std::move(*lane);
-  if (method == "subscriptions/listen" && flow.lane->era == Era::kLegacy) {
-    Plan plan = co_await listenLegacy(std::move(flow), params.value("notifications", json::object()),
-                                      post.accepts_sse);
-    co_return plan;
-  }
-  if (flow.lane->era == Era::kLegacy) {
-    if (method == "server/discover") {
-      json reply = {{"jsonrpc", "2.0"},
-                    {"id", id},
-                    {"result", modern::discoverResult(flow.lane->offer, "modern-front")}};
-      pool.release(flow.lane);
-      co_return Reply{Status::ok, jsonrpc::serialize(reply), ""};
-    }
-    if (state != params.end()) {
-      pool.release(flow.lane);
-      co_return invalidState(id, "requestState was not minted by this gateway",
-                             "request_state_malformed");
-    }
-  }
-  flow.gateway_id = nextGatewayId();
-  message["id"] = flow.gateway_id;
-  flow.upstream = std::make_shared<Mailbox>(executor, true, 1);
-  auto out = std::make_shared<Mailbox>(executor, post.accepts_sse, 1);
-  if (method == "subscriptions/listen") {
-    // Registered before the request goes: the server's acknowledgement may come at once.
-    std::lock_guard lock(flow.lane->listeners_mu);
-    flow.lane->listeners.push_back({flow.gateway_id, id, nullptr, out});
-  }
-  if (sendToLane(*flow.lane->session, std::move(message), flow.upstream) ==
-      ClientSession::Accepted::kClosed) {
-    pool.release(flow.lane);
-    co_return Reply{Status::bad_gateway,
-                    jsonrpc::errorResponse(id, jsonrpc::kUpstreamError,
-                                           "the server's process ended; send the request again"),
-                    ""};
-  }
-  asio::co_spawn(executor, relay(std::move(flow), out), asio::detached);
+  if (!message.isRequest()) co_return Reply{Status::accepted, "", ""};
+  ModernRequest request{post.generation, post.server,   std::move(post.aggregate), post.client,
+                        post.identity,   post.accepts_sse, nullptr,              &sessions};
+  auto out = std::make_shared<Mailbox>(co_await asio::this_coro::executor, post.accepts_sse, 1);
+  std::optional<ModernReply> now = co_await serveModern(std::move(request), std::move(message), out);
+  if (now) co_return Reply{static_cast<Status>(now->http_status), std::move(now->body), ""};
   Plan plan = co_await answer(out, post.accepts_json);
   co_return plan;
 }

@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "gateway/guard/generation.h"
 #include "gateway/http/endpoint.h"
+#include "gateway/mcp/message.h"
 #include "gateway/session/sessions.h"
 
 namespace mcpgate::gateway {
@@ -31,8 +32,8 @@ struct ModernPost {
   bool accepts_json = false;
 };
 
+// `message`: the POST's one message, parsed once (its era modern).
 [[nodiscard]] boost::asio::awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post,
-                                                      nlohmann::json message);
-
+                                                      mcp::Message message);
 
 }  // namespace mcpgate::gateway

@@ -5,9 +5,13 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 
+#include <boost/asio/steady_timer.hpp>
+
+#include "gateway/bridge/era_probe.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/mcp/message.h"
 #include "gateway/observe/log.h"
+#include "gateway/upstream/era_bridge.h"
 
 // g++ 12 misreads Asio's coroutine frame allocator as a mismatched new/delete pair (as in
 // session/aggregate.cc).
@@ -25,17 +29,6 @@ namespace {
 const json& gatewayInfo() {
   static const json info = {{"name", "mcpgate"}, {"version", "modern-front"}};
   return info;
-}
-
-json discoverProbe() {
-  return {{"jsonrpc", "2.0"},
-          {"id", "mcpgate-discover"},
-          {"method", "server/discover"},
-          {"params",
-           {{"_meta",
-             {{std::string(modern::kMetaProtocolVersion), jsonrpc::kModernProtocolVersions[0]},
-              {std::string(modern::kMetaClientInfo), gatewayInfo()},
-              {std::string(modern::kMetaClientCapabilities), json::object()}}}}}};
 }
 
 // The gateway answers a legacy server's sampling and elicitation requests by
@@ -91,38 +84,31 @@ awaitable<std::expected<void, std::string>> initializeLegacy(Lane& lane) {
   co_return std::expected<void, std::string>{};
 }
 
-// Finds the era of a fresh lane and readies it: server/discover answered
-// with our modern version is a modern server; any other answer a legacy one,
-// which is then initialized.
-awaitable<std::expected<void, std::string>> probe(Lane& lane) {
-  // protocol: legacy skips the probe.
-  if (lane.choice == EraChoice::kLegacy) {
-    auto ready = co_await initializeLegacy(lane);
-    co_return ready;
-  }
-  auto discovered = co_await askLane(*lane.session, discoverProbe());
-  if (!discovered) co_return std::unexpected("the server ended during server/discover");
-  json reply = json::parse(*discovered, nullptr, /*allow_exceptions=*/false);
-  const json* result = reply.is_object() && reply.contains("result") ? &reply["result"] : nullptr;
-  if (result != nullptr && result->is_object()) {
-    const json versions = result->value("supportedVersions", json::array());
-    if (versions.is_array() &&
-        std::ranges::find(versions, json(jsonrpc::kModernProtocolVersions[0])) != versions.end()) {
-      lane.era = Era::kModern;
-      lane.offer = offerFrom(lane.server, *result, true);
-      co_return std::expected<void, std::string>{};
+// Finds the era of a fresh lane as the gateway finds any server's
+// (bridge::decideEra, the spec's probe), and readies it: a modern server as
+// it is, a legacy one initialized.
+awaitable<std::expected<void, std::string>> probe(Lane& lane, bridge::ProbeTransport transport) {
+  bridge::ProbeOutcome outcome;  // protocol: legacy skips the probe
+  if (lane.choice != EraChoice::kLegacy) {
+    json request = bridge::discoverRequest("mcpgate-discover", "modern-front");
+    auto discovered = co_await askLane(*lane.session, std::move(request),
+                                       std::chrono::milliseconds(EraBridge::kProbeTimeout));
+    if (discovered) {
+      outcome.kind = bridge::ProbeOutcome::Kind::kResponse;
+      outcome.response = json::parse(*discovered, nullptr, /*allow_exceptions=*/false);
+    } else if (!lane.session->closeReason().empty()) {
+      co_return std::unexpected("the server ended during server/discover");
+    } else {
+      outcome.detail = "no answer to server/discover in " +
+                       std::to_string(EraBridge::kProbeTimeout.count()) + " ms";
     }
   }
-  if (lane.choice == EraChoice::kModern) {
-    co_return std::unexpected("the server is configured 'protocol: modern' but did not answer "
-                              "server/discover with " +
-                              std::string(jsonrpc::kModernProtocolVersions[0]));
-  }
-  if (reply.is_object() && reply.contains("error") &&
-      reply["error"].value("code", 0) == jsonrpc::kUnsupportedProtocolVersion) {
-    co_return std::unexpected("the server speaks modern MCP but not " +
-                              std::string(jsonrpc::kModernProtocolVersions[0]) + ": " +
-                              reply["error"].dump());
+  auto verdict = bridge::decideEra(lane.choice, transport, outcome);
+  if (!verdict) co_return std::unexpected(verdict.error());
+  if (verdict->era == Era::kModern) {
+    lane.era = Era::kModern;
+    lane.offer = offerFrom(lane.server, verdict->discover, true);
+    co_return std::expected<void, std::string>{};
   }
   auto ready = co_await initializeLegacy(lane);
   co_return ready;
@@ -130,31 +116,57 @@ awaitable<std::expected<void, std::string>> probe(Lane& lane) {
 
 }  // namespace
 
-ClientSession::Accepted sendToLane(ClientSession& session, json message,
+ClientSession::Accepted sendToLane(ClientSession& session, mcp::Message message,
                                    const std::shared_ptr<Mailbox>& mailbox) {
   std::vector<mcp::Message> messages;
-  messages.push_back(mcp::Message::of(std::move(message), Direction::kToServer));
+  messages.push_back(std::move(message));
   return session.fromClient(std::move(messages), mailbox);
 }
 
-awaitable<std::optional<std::string>> askLane(ClientSession& session, json request) {
+ClientSession::Accepted sendToLane(ClientSession& session, json message,
+                                   const std::shared_ptr<Mailbox>& mailbox) {
+  return sendToLane(session, mcp::Message::of(std::move(message), Direction::kToServer), mailbox);
+}
+
+void answerLane(ClientSession& session, const json& id, int code, std::string message) {
+  (void)sendToLane(session, json{{"jsonrpc", "2.0"},
+                                 {"id", id},
+                                 {"error", {{"code", code}, {"message", std::move(message)}}}});
+}
+
+awaitable<std::optional<std::string>> askLane(ClientSession& session, json request,
+                                              std::chrono::milliseconds timeout) {
   const std::string id = jsonrpc::idKey(request["id"]);
-  auto mailbox = std::make_shared<Mailbox>(co_await asio::this_coro::executor, false, 1);
+  const auto executor = co_await asio::this_coro::executor;
+  auto mailbox = std::make_shared<Mailbox>(executor, false, 1);
   if (sendToLane(session, std::move(request), mailbox) == ClientSession::Accepted::kClosed) {
     co_return std::nullopt;
   }
-  for (;;) {
+  // No answer in time ends the wait as the session's end would; an answer
+  // after it finds the mailbox finished.
+  std::shared_ptr<asio::steady_timer> timer;
+  if (timeout.count() > 0) {
+    timer = std::make_shared<asio::steady_timer>(executor, timeout);
+    timer->async_wait([timer, weak = std::weak_ptr<Mailbox>(mailbox)](boost::system::error_code ec) {
+      if (auto waiting = weak.lock(); !ec && waiting) waiting->finish();
+    });
+  }
+  std::optional<std::string> answer;
+  for (bool finished = false; !answer && !finished;) {
     Mailbox::Batch batch = co_await mailbox->next();
     for (auto& text : batch.messages) {
       if (text.empty()) continue;
       json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (jsonrpc::classify(message) == jsonrpc::Kind::kResponse &&
           jsonrpc::idKey(message["id"]) == id) {
-        co_return std::move(text);
+        answer = std::move(text);
+        break;
       }
     }
-    if (batch.finished) co_return std::nullopt;
+    finished = batch.finished;
   }
+  if (timer) timer->cancel();
+  co_return answer;
 }
 
 LanePool::LanePool()
@@ -200,9 +212,8 @@ void LanePool::reapLocked(Clock::time_point now) {
       // The server's questions get an error, so it stops waiting; the
       // request's answer goes nowhere.
       for (const auto& [key, request] : ticket.waiting) {
-        (void)sendToLane(*ticket.lane->session,
-                         json::parse(jsonrpc::errorResponse(request["id"], jsonrpc::kInternalError,
-                                                            "the client did not answer in time")));
+        answerLane(*ticket.lane->session, request["id"], jsonrpc::kInternalError,
+                   "the client did not answer in time");
       }
       ticket.upstream->abandon();
       --ticket.lane->in_flight;
@@ -211,6 +222,27 @@ void LanePool::reapLocked(Clock::time_point now) {
       ++it;
     }
   }
+}
+
+void LanePool::armReaperLocked(const asio::any_io_executor& executor) {
+  if (reaper_) return;
+  reaper_ = std::make_shared<asio::steady_timer>(executor);
+  awaitReap(reaper_);
+}
+
+void LanePool::awaitReap(std::shared_ptr<asio::steady_timer> timer) {
+  timer->expires_after(kReapEvery);
+  timer->async_wait([this, timer](boost::system::error_code ec) {
+    if (ec) return;
+    std::lock_guard lock(mu_);
+    if (reaper_ != timer) return;  // cleared meanwhile
+    reapLocked(Clock::now());
+    if (lanes_.empty() && tickets_.empty()) {
+      reaper_.reset();  // the next lane arms it again
+      return;
+    }
+    awaitReap(timer);
+  });
 }
 
 awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
@@ -291,7 +323,10 @@ awaitable<std::expected<void, std::string>> LanePool::ready(
       readied = std::unexpected(created.error().message);
     }
   }
-  if (readied) readied = co_await probe(*lane);
+  const auto transport = server != nullptr && server->remote ? bridge::ProbeTransport::kHttp
+                                                              : bridge::ProbeTransport::kStdio;
+  if (readied) readied = co_await probe(*lane, transport);
+  const auto executor = co_await asio::this_coro::executor;
   std::lock_guard lock(mu_);
   if (!readied) {
     std::erase(lanes_[lane->identity + '\n' + lane->server], lane);
@@ -301,6 +336,7 @@ awaitable<std::expected<void, std::string>> LanePool::ready(
     co_return readied;
   }
   lane->last_used = Clock::now();
+  armReaperLocked(executor);
   log::info("lane ready", {{"server", lane->server},
                            {"client", client},
                            {"era", std::string(eraName(lane->era))},
@@ -321,6 +357,35 @@ awaitable<void> LanePool::startSpare(SessionTable& sessions,
   }
   auto readied = co_await ready(lane, sessions, generation, server, {}, client);
   if (readied) release(lane);
+}
+
+awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::adopt(
+    std::shared_ptr<ClientSession> session, const config::ServerConfig& server,
+    std::string identity) {
+  auto lane = std::make_shared<Lane>();
+  lane->session = std::move(session);
+  lane->server = server.name;
+  lane->identity = std::move(identity);
+  lane->choice = server.protocol;
+  auto readied = co_await probe(*lane, server.remote ? bridge::ProbeTransport::kHttp
+                                                     : bridge::ProbeTransport::kStdio);
+  const auto executor = co_await asio::this_coro::executor;
+  if (!readied) co_return std::unexpected(readied.error());
+  lane->last_used = Clock::now();
+  {
+    std::lock_guard lock(mu_);
+    armReaperLocked(executor);
+  }
+  log::info("lane ready", {{"server", lane->server},
+                           {"era", std::string(eraName(lane->era))},
+                           {"session", lane->session->id()}});
+  co_return lane;
+}
+
+void LanePool::hold(const std::shared_ptr<Lane>& lane) {
+  std::lock_guard lock(mu_);
+  ++lane->in_flight;
+  lane->last_used = Clock::now();
 }
 
 void LanePool::release(const std::shared_ptr<Lane>& lane) {
@@ -380,6 +445,8 @@ void LanePool::clear() {
     lanes.swap(lanes_);
     tickets.swap(tickets_);
     tool_headers_.clear();
+    if (reaper_) reaper_->cancel();
+    reaper_.reset();
   }
   for (auto& [id, ticket] : tickets) ticket.upstream->abandon();
 }

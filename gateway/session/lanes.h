@@ -2,9 +2,9 @@
 
 // The server processes the gateway keeps for modern (2026-07-28) clients,
 // which bring no session of their own: per client identity and server, a few
-// started processes ("lanes"), each probed once for its era (server/discover,
-// then initialize for a legacy one, as the stdio binding's backward
-// compatibility says). A lane is never shared between two identities. Idle
+// started processes ("lanes"), each probed once for its era as any server is
+// (bridge::decideEra: server/discover, then initialize for a legacy one, as
+// the stdio binding's backward compatibility says). A lane is never shared between two identities. Idle
 // lanes end with the session idle timeout (the lane is a Session underneath).
 //
 // Also the waiting room of multi round-trip requests: when a legacy server
@@ -12,7 +12,9 @@
 // request, the request is parked here under a ticket until the client's retry
 // brings the answers, or until it expires.
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <expected>
 #include <memory>
@@ -26,6 +28,7 @@
 #include "config/config.h"
 #include "gateway/guard/generation.h"
 #include "gateway/mcp/era.h"
+#include "gateway/mcp/message.h"
 #include "gateway/modern/front.h"
 #include "gateway/modern/request_state.h"
 #include "gateway/session/mailbox.h"
@@ -79,6 +82,8 @@ class LanePool {
   // requests take more lanes, then share the least busy. pool.start lanes are
   // started at an identity's first request; pool.idle_timeout ends idle ones.
   static constexpr std::chrono::minutes kTicketLifetime{5};
+  // How often idle lanes and expired parked requests are looked for.
+  static constexpr std::chrono::seconds kReapEvery{1};
 
   static LanePool& instance();
 
@@ -90,6 +95,15 @@ class LanePool {
       const config::ServerConfig* server, std::vector<std::string> aggregate,
       const std::string& client, const std::string& identity);
   void release(const std::shared_ptr<Lane>& lane);
+
+  // A lane over a session its caller started and keeps (mcpgate stdio: one
+  // client, one server process), readied like the pool's; never in the pool,
+  // so never shared, reaped or counted here. Its requests hold() it.
+  [[nodiscard]] boost::asio::awaitable<std::expected<std::shared_ptr<Lane>, std::string>> adopt(
+      std::shared_ptr<ClientSession> session, const config::ServerConfig& server,
+      std::string identity);
+  // Counts a request in flight on a lane the caller has (until release()).
+  void hold(const std::shared_ptr<Lane>& lane);
 
   // Parks a waiting request; returns its ticket id.
   [[nodiscard]] std::string park(Ticket ticket);
@@ -120,6 +134,10 @@ class LanePool {
  private:
   LanePool();
   void reapLocked(std::chrono::steady_clock::time_point now);  // mu_ held
+  // Reaps every kReapEvery on `executor` from now on, while lanes or parked
+  // requests exist. mu_ held.
+  void armReaperLocked(const boost::asio::any_io_executor& executor);
+  void awaitReap(std::shared_ptr<boost::asio::steady_timer> timer);
   // A new lane entered in `lanes`, in flight for its caller. mu_ held.
   std::shared_ptr<Lane> reserveLocked(std::vector<std::shared_ptr<Lane>>& lanes,
                                       const config::ServerConfig* server,
@@ -141,16 +159,25 @@ class LanePool {
   std::unordered_map<std::string, Ticket> tickets_;
   std::unordered_map<std::string, ToolHeaders> tool_headers_;  // identity + '\n' + server
   modern::StateSealer sealer_;
+  std::shared_ptr<boost::asio::steady_timer> reaper_;  // mu_; null while none is needed
 };
 
 // Sends one message (the gateway's own, or a modern client's) to a lane's
 // session, through its filters like any client message.
+ClientSession::Accepted sendToLane(ClientSession& session, mcp::Message message,
+                                   const std::shared_ptr<Mailbox>& mailbox = nullptr);
+// The same for a message the gateway makes.
 ClientSession::Accepted sendToLane(ClientSession& session, nlohmann::json message,
                                    const std::shared_ptr<Mailbox>& mailbox = nullptr);
 
+// Answers a request the lane's server sent with an error (the gateway's own
+// answer: the server stops waiting).
+void answerLane(ClientSession& session, const nlohmann::json& id, int code, std::string message);
+
 // Sends one request to a lane's session and waits for its response text (or
-// nullopt when the session closed first). For the gateway's own requests.
-[[nodiscard]] boost::asio::awaitable<std::optional<std::string>> askLane(ClientSession& session,
-                                                                          nlohmann::json request);
+// nullopt when the session closed first, or `timeout` passed when not zero).
+// For the gateway's own requests.
+[[nodiscard]] boost::asio::awaitable<std::optional<std::string>> askLane(
+    ClientSession& session, nlohmann::json request, std::chrono::milliseconds timeout = {});
 
 }  // namespace mcpgate::gateway
