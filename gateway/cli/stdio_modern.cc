@@ -91,8 +91,8 @@ asio::awaitable<void> StdioModern::serve(mcp::Message message, std::shared_ptr<L
     std::lock_guard lock(mu_);
     in_flight_[key] = stream;
   }
-  ModernRequest request{current_->get(), &server_, {},   "", std::string(kIdentity),
-                        true,            std::move(lane), nullptr};
+  ModernRequest request{current_->get(), &server_, {}, "", std::string(kIdentity), true,
+                        std::move(lane), nullptr};
   std::optional<ModernReply> now =
       co_await serveModern(std::move(request), std::move(message), stream);
   if (now) {

@@ -88,10 +88,12 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, mcp::Message
   }
   // This revision defines no client notifications over HTTP: accepted, unused.
   if (!message.isRequest()) co_return Reply{Status::accepted, "", ""};
-  ModernRequest request{post.generation, post.server,   std::move(post.aggregate), post.client,
-                        post.identity,   post.accepts_sse, nullptr,              &sessions};
+  ModernRequest request{post.generation, post.server,   std::move(post.aggregate),
+                        post.client,     post.identity, post.accepts_sse,
+                        nullptr,         &sessions};
   auto out = std::make_shared<Mailbox>(co_await asio::this_coro::executor, post.accepts_sse, 1);
-  std::optional<ModernReply> now = co_await serveModern(std::move(request), std::move(message), out);
+  std::optional<ModernReply> now =
+      co_await serveModern(std::move(request), std::move(message), out);
   if (now) co_return Reply{static_cast<Status>(now->http_status), std::move(now->body), ""};
   Plan plan = co_await answer(out, post.accepts_json);
   co_return plan;

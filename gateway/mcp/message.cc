@@ -49,8 +49,8 @@ void Message::setId(json new_id) {
     std::size_t from = jsonscan::kBad;
     std::size_t to = jsonscan::kBad;
     const std::string_view bytes = text;
-    const std::size_t end = jsonscan::forEachMember(
-        bytes, 0, [&](std::string_view key, std::string_view raw) {
+    const std::size_t end =
+        jsonscan::forEachMember(bytes, 0, [&](std::string_view key, std::string_view raw) {
           if (key != "id") return true;
           from = static_cast<std::size_t>(raw.data() - bytes.data());
           to = from + raw.size();

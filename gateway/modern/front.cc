@@ -337,9 +337,9 @@ std::optional<std::vector<ParamHeader>> paramHeaders(const json& input_schema) {
 namespace {
 
 FrontError versionRequired() {
-  return FrontError{400, jsonrpc::kInvalidParams,
-                    "params._meta[\"" + std::string(kMetaProtocolVersion) +
-                        "\"] is required on every request"};
+  return FrontError{
+      400, jsonrpc::kInvalidParams,
+      "params._meta[\"" + std::string(kMetaProtocolVersion) + "\"] is required on every request"};
 }
 
 // The version `message` is sent in supported, and a request's envelope
@@ -382,10 +382,9 @@ std::expected<void, FrontError> checkRequest(const json& message, const RequestH
                                              const std::vector<ParamHeader>* annotated) {
   const std::optional<std::string_view> body_version = declaredVersion(message);
   if (headers.protocol_version && body_version && *headers.protocol_version != *body_version) {
-    return std::unexpected(mismatch("MCP-Protocol-Version header value '" +
-                                    std::string(*headers.protocol_version) +
-                                    "' does not match body value '" + std::string(*body_version) +
-                                    "'"));
+    return std::unexpected(
+        mismatch("MCP-Protocol-Version header value '" + std::string(*headers.protocol_version) +
+                 "' does not match body value '" + std::string(*body_version) + "'"));
   }
   const std::string_view version =
       body_version ? *body_version : headers.protocol_version.value_or(std::string_view());

@@ -1,11 +1,12 @@
 #include "gateway/session/lanes.h"
 
 #include <algorithm>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/this_coro.hpp>
-
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "gateway/bridge/era_probe.h"
 #include "gateway/mcp/jsonrpc.h"
@@ -25,6 +26,9 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// How often a request waits for a lane of a full pool still starting.
+constexpr std::chrono::milliseconds kStartingPoll{5};
 
 const json& gatewayInfo() {
   static const json info = {{"name", "mcpgate"}, {"version", "modern-front"}};
@@ -147,9 +151,10 @@ awaitable<std::optional<std::string>> askLane(ClientSession& session, json reque
   std::shared_ptr<asio::steady_timer> timer;
   if (timeout.count() > 0) {
     timer = std::make_shared<asio::steady_timer>(executor, timeout);
-    timer->async_wait([timer, weak = std::weak_ptr<Mailbox>(mailbox)](boost::system::error_code ec) {
-      if (auto waiting = weak.lock(); !ec && waiting) waiting->finish();
-    });
+    timer->async_wait(
+        [timer, weak = std::weak_ptr<Mailbox>(mailbox)](boost::system::error_code ec) {
+          if (auto waiting = weak.lock(); !ec && waiting) waiting->finish();
+        });
   }
   std::optional<std::string> answer;
   for (bool finished = false; !answer && !finished;) {
@@ -254,25 +259,37 @@ awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
   const auto size = static_cast<std::ptrdiff_t>(server != nullptr ? server->pool.size : 4);
   std::shared_ptr<Lane> lane;
   int spares = 0;  // pool.start: lanes readied beside this one at an identity's first request
-  {
-    std::lock_guard lock(mu_);
-    reapLocked(Clock::now());
-    auto& mine = lanes_[key];
-    std::shared_ptr<Lane> best;
-    for (const auto& candidate : mine) {
-      if (candidate->era == Era::kUnknown || !alive(*candidate)) continue;
-      if (!best || candidate->in_flight < best->in_flight) best = candidate;
+  for (;;) {
+    bool full = false;  // pool.size lanes, all still starting
+    {
+      std::lock_guard lock(mu_);
+      reapLocked(Clock::now());
+      auto& mine = lanes_[key];
+      std::shared_ptr<Lane> best;
+      for (const auto& candidate : mine) {
+        if (candidate->era == Era::kUnknown || !alive(*candidate)) continue;
+        if (!best || candidate->in_flight < best->in_flight) best = candidate;
+      }
+      const bool idle = best && (best->era == Era::kModern || best->in_flight == 0);
+      if (best && (idle || std::ssize(mine) >= size)) {
+        ++best->in_flight;
+        best->last_used = Clock::now();
+        co_return best;
+      }
+      if (!best && std::ssize(mine) >= size) {
+        full = true;
+      } else {
+        if (mine.empty() && server != nullptr && server->pool.start > 1) {
+          spares = static_cast<int>(server->pool.start) - 1;
+        }
+        lane = reserveLocked(mine, server, identity);
+      }
     }
-    const bool idle = best && (best->era == Era::kModern || best->in_flight == 0);
-    if (best && (idle || std::ssize(mine) >= size)) {
-      ++best->in_flight;
-      best->last_used = Clock::now();
-      co_return best;
-    }
-    if (mine.empty() && server != nullptr && server->pool.start > 1) {
-      spares = static_cast<int>(server->pool.start) - 1;
-    }
-    lane = reserveLocked(mine, server, identity);
+    if (!full) break;
+    // A burst of first requests waits for the lanes it started rather than
+    // start more than pool.size.
+    asio::steady_timer starting(co_await asio::this_coro::executor, kStartingPoll);
+    (void)co_await starting.async_wait(asio::as_tuple(asio::use_awaitable));
   }
   auto readied = co_await ready(lane, sessions, generation, server, std::move(aggregate), client);
   if (readied && spares > 0) {
@@ -324,7 +341,7 @@ awaitable<std::expected<void, std::string>> LanePool::ready(
     }
   }
   const auto transport = server != nullptr && server->remote ? bridge::ProbeTransport::kHttp
-                                                              : bridge::ProbeTransport::kStdio;
+                                                             : bridge::ProbeTransport::kStdio;
   if (readied) readied = co_await probe(*lane, transport);
   const auto executor = co_await asio::this_coro::executor;
   std::lock_guard lock(mu_);
@@ -367,8 +384,8 @@ awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::adopt(
   lane->server = server.name;
   lane->identity = std::move(identity);
   lane->choice = server.protocol;
-  auto readied = co_await probe(*lane, server.remote ? bridge::ProbeTransport::kHttp
-                                                     : bridge::ProbeTransport::kStdio);
+  auto readied = co_await probe(
+      *lane, server.remote ? bridge::ProbeTransport::kHttp : bridge::ProbeTransport::kStdio);
   const auto executor = co_await asio::this_coro::executor;
   if (!readied) co_return std::unexpected(readied.error());
   lane->last_used = Clock::now();

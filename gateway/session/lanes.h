@@ -4,8 +4,8 @@
 // which bring no session of their own: per client identity and server, a few
 // started processes ("lanes"), each probed once for its era as any server is
 // (bridge::decideEra: server/discover, then initialize for a legacy one, as
-// the stdio binding's backward compatibility says). A lane is never shared between two identities. Idle
-// lanes end with the session idle timeout (the lane is a Session underneath).
+// the stdio binding's backward compatibility says). A lane is never shared between two identities.
+// Idle lanes end with the session idle timeout (the lane is a Session underneath).
 //
 // Also the waiting room of multi round-trip requests: when a legacy server
 // asks the client something (sampling, elicitation, roots) during a modern

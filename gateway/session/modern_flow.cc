@@ -93,8 +93,8 @@ bool wants(const json& filter, std::string_view key, const json& notification) {
 bool deliverToListeners(Lane& lane, const json& notification) {
   const std::string method = notification.value("method", std::string());
   const json* meta = nullptr;
-  if (auto params = notification.find("params"); params != notification.end() &&
-                                                  params->is_object()) {
+  if (auto params = notification.find("params");
+      params != notification.end() && params->is_object()) {
     if (auto m = params->find("_meta"); m != params->end() && m->is_object()) meta = &*m;
   }
   const std::string subscription_key(modern::kMetaSubscriptionId);
@@ -107,9 +107,8 @@ bool deliverToListeners(Lane& lane, const json& notification) {
     return !out || out->abandoned();
   });
   for (const auto& listener : lane.listeners) {
-    if (lane.era == Era::kModern
-            ? (*meta)[subscription_key] != json(listener.gateway_id)
-            : !wants(listener.filter, filterKey(method), notification)) {
+    if (lane.era == Era::kModern ? (*meta)[subscription_key] != json(listener.gateway_id)
+                                 : !wants(listener.filter, filterKey(method), notification)) {
       continue;
     }
     json copy = notification;
@@ -129,12 +128,13 @@ std::string inputRequired(Flow& flow, std::vector<std::pair<std::string, json>> 
                      {"params", request.value("params", json::object())}};
   }
   const auto wall_expiry = std::chrono::system_clock::now() + LanePool::kTicketLifetime;
-  Ticket ticket{flow.lane,           flow.upstream,         flow.gateway_id,
-                flow.method,         flow.identity,         flow.capabilities,
-                std::move(waiting),  std::chrono::steady_clock::now() + LanePool::kTicketLifetime};
+  Ticket ticket{flow.lane,          flow.upstream,
+                flow.gateway_id,    flow.method,
+                flow.identity,      flow.capabilities,
+                std::move(waiting), std::chrono::steady_clock::now() + LanePool::kTicketLifetime};
   const std::string ticket_id = pool.park(std::move(ticket));
-  auto sealed = pool.sealer().seal(
-      {flow.identity, flow.lane->server, ticket_id, flow.method, wall_expiry});
+  auto sealed =
+      pool.sealer().seal({flow.identity, flow.lane->server, ticket_id, flow.method, wall_expiry});
   if (!sealed) {
     (void)pool.take(ticket_id);
     return jsonrpc::errorResponse(flow.client_id, jsonrpc::kInternalError, sealed.error());
@@ -170,18 +170,19 @@ std::optional<std::string> plainAnswer(const Flow& flow, std::string_view text) 
   }
   std::string_view id, result, error;
   bool other = false;  // a method: a request or notification
-  std::size_t end = jsonscan::forEachMember(text, 0, [&](std::string_view key, std::string_view raw) {
-    if (key == "id") {
-      id = raw;
-    } else if (key == "result") {
-      result = raw;
-    } else if (key == "error") {
-      error = raw;
-    } else if (key == "method") {
-      other = true;
-    }
-    return !other;
-  });
+  std::size_t end =
+      jsonscan::forEachMember(text, 0, [&](std::string_view key, std::string_view raw) {
+        if (key == "id") {
+          id = raw;
+        } else if (key == "result") {
+          result = raw;
+        } else if (key == "error") {
+          error = raw;
+        } else if (key == "method") {
+          other = true;
+        }
+        return !other;
+      });
   // Gateway ids are plain "mcpgate-N" strings: their JSON is the quoted name.
   if (end == jsonscan::kBad || other || result.empty() == error.empty() || id.size() < 2 ||
       id.front() != '"' || id.substr(1, id.size() - 2) != flow.gateway_id) {
@@ -249,21 +250,21 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
           if (message["id"] != json(flow.gateway_id)) break;
           message["id"] = flow.client_id;
           if (auto r = message.find("result"); r != message.end() && r->is_object()) {
-            if (auto m = r->find("_meta"); m != r->end() && m->is_object() &&
-                                           m->contains(modern::kMetaSubscriptionId)) {
+            if (auto m = r->find("_meta");
+                m != r->end() && m->is_object() && m->contains(modern::kMetaSubscriptionId)) {
               (*m)[std::string(modern::kMetaSubscriptionId)] = flow.client_id;
             }
             auto state = r->find("requestState");
             if (state != r->end() &&
-                (!state->is_string() || state->get_ref<const std::string&>().size() >
-                                            modern::kMaxRequestStateBytes)) {
-              message = {{"jsonrpc", "2.0"},
-                         {"id", flow.client_id},
-                         {"error",
-                          {{"code", jsonrpc::kUpstreamError},
-                           {"message", "the server's requestState is over " +
-                                           std::to_string(modern::kMaxRequestStateBytes) +
-                                           " bytes"}}}};
+                (!state->is_string() ||
+                 state->get_ref<const std::string&>().size() > modern::kMaxRequestStateBytes)) {
+              message = {
+                  {"jsonrpc", "2.0"},
+                  {"id", flow.client_id},
+                  {"error",
+                   {{"code", jsonrpc::kUpstreamError},
+                    {"message", "the server's requestState is over " +
+                                    std::to_string(modern::kMaxRequestStateBytes) + " bytes"}}}};
             }
           }
           if (flow.method == "tools/list" && message.contains("result") &&
@@ -279,25 +280,26 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
         case jsonrpc::Kind::kRequest: {
           const std::string method = message["method"].get<std::string>();
           if (method == "ping") {
-            (void)sendToLane(session, json{{"jsonrpc", "2.0"}, {"id", message["id"]},
-                                           {"result", json::object()}});
+            (void)sendToLane(
+                session,
+                json{{"jsonrpc", "2.0"}, {"id", message["id"]}, {"result", json::object()}});
           } else if (flow.lane->era != Era::kLegacy || neededCapability(method).empty() ||
                      !mayRequireInput(flow.method)) {
-            answerLane(session, message["id"], jsonrpc::kInvalidRequest,
-                         "mcpgate cannot ask a modern client for " + method + " during " +
-                             flow.method);
+            answerLane(
+                session, message["id"], jsonrpc::kInvalidRequest,
+                "mcpgate cannot ask a modern client for " + method + " during " + flow.method);
           } else if (auto missing = modern::missingCapabilities(
                          method, message.value("params", json::object()), flow.capabilities)) {
             // The spec's answer to an input request the client's declared
             // capabilities do not cover: -32021 to the client, for the whole
             // request; the server's question gets an error so it stops waiting.
             answerLane(session, message["id"], -32601,
-                         "the client did not declare the capability " + missing->dump());
+                       "the client did not declare the capability " + missing->dump());
             if (!lacking) lacking = modern::missingCapability(std::move(*missing), method);
           } else {
-            asks.emplace_back("input-" + std::to_string(asks.size() + 1) + "-" +
-                                  jsonrpc::idKey(message["id"]),
-                              std::move(message));
+            asks.emplace_back(
+                "input-" + std::to_string(asks.size() + 1) + "-" + jsonrpc::idKey(message["id"]),
+                std::move(message));
           }
           break;
         }
@@ -384,7 +386,7 @@ awaitable<void> pumpLaneStream(std::shared_ptr<Lane> lane, std::shared_ptr<Mailb
         (void)deliverToListeners(*lane, message);
       } else if (kind == jsonrpc::Kind::kRequest) {
         answerLane(*lane->session, message["id"], jsonrpc::kInvalidRequest,
-                     "mcpgate cannot ask a modern client outside one of its requests");
+                   "mcpgate cannot ask a modern client outside one of its requests");
       }
     }
     if (batch.finished) {
@@ -467,10 +469,10 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
   const std::string serverName = request.server != nullptr ? request.server->name : std::string();
   const std::string method = message.method;
   if (modern::isRemovedMethod(method)) {
-    co_return ModernReply{404, jsonrpc::errorResponse(
-                                   id, -32601,
-                                   "Method not found: " + method +
-                                       " was removed in protocol revision 2026-07-28")};
+    co_return ModernReply{
+        404, jsonrpc::errorResponse(
+                 id, -32601,
+                 "Method not found: " + method + " was removed in protocol revision 2026-07-28")};
   }
   json& params = message.value["params"];
   const config::Config& config = *request.generation->config;
@@ -479,8 +481,8 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
   flow.method = method;
   flow.client = request.client;
   flow.identity = request.identity;
-  flow.capabilities = params["_meta"].value(std::string(modern::kMetaClientCapabilities),
-                                            json::object());
+  flow.capabilities =
+      params["_meta"].value(std::string(modern::kMetaClientCapabilities), json::object());
   flow.envelope = {{"params", {{"_meta", params["_meta"]}}}};
   // Per-client policy and DLP may change any result: no shared cache may
   // hand one client's to another.
@@ -489,8 +491,9 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
   const auto state = params.find("requestState");
   if (state != params.end() && (!state->is_string() || state->get_ref<const std::string&>().size() >
                                                            modern::kMaxRequestStateBytes)) {
-    co_return invalidState(id, "requestState must be a string of at most " +
-                                   std::to_string(modern::kMaxRequestStateBytes) + " bytes",
+    co_return invalidState(id,
+                           "requestState must be a string of at most " +
+                               std::to_string(modern::kMaxRequestStateBytes) + " bytes",
                            "request_state_too_large");
   }
   auto& pool = LanePool::instance();
@@ -571,9 +574,9 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
   if (sendToLane(*flow.lane->session, std::move(message), flow.upstream) ==
       ClientSession::Accepted::kClosed) {
     pool.release(flow.lane);
-    co_return ModernReply{502, jsonrpc::errorResponse(
-                                   id, jsonrpc::kUpstreamError,
-                                   "the server's process ended; send the request again")};
+    co_return ModernReply{
+        502, jsonrpc::errorResponse(id, jsonrpc::kUpstreamError,
+                                    "the server's process ended; send the request again")};
   }
   asio::co_spawn(executor, relay(std::move(flow), out), asio::detached);
   co_return std::nullopt;

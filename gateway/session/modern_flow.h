@@ -29,7 +29,7 @@ struct ModernRequest {
   std::shared_ptr<const Generation> generation;
   const config::ServerConfig* server = nullptr;  // null: the aggregate /mcp
   std::vector<std::string> aggregate;            // for /mcp: the servers this client may use
-  std::string client;    // the authenticated client, empty without auth
+  std::string client;                            // the authenticated client, empty without auth
   std::string identity;  // whose lanes: the client, or its address without auth
   // The client takes a stream of messages before its answer (SSE; stdio
   // always): progress, log messages, a listen stream's notifications.
@@ -48,8 +48,8 @@ struct ModernReply {
 
 // Serves one modern request whose envelope was checked (modern::checkRequest
 // or checkEnvelope), parsed once where it came in: its bytes are what reaches
-// the server, with the gateway's id in place of the client's. Its answer comes back at once, or (nullopt) goes to
-// `out` with whatever the server sends before it (progress, an
+// the server, with the gateway's id in place of the client's. Its answer comes back at once, or
+// (nullopt) goes to `out` with whatever the server sends before it (progress, an
 // InputRequiredResult, a listen stream's notifications); `out` takes one
 // final message.
 [[nodiscard]] boost::asio::awaitable<std::optional<ModernReply>> serveModern(

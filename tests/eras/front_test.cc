@@ -270,15 +270,16 @@ TEST(ModernFront, InputRequestsNeedTheCapabilityTheirMethodNeeds) {
   const json url = {{"mode", "url"}, {"url", "https://example.com/x"}};
   EXPECT_EQ(missingCapabilities("elicitation/create", url, {{"elicitation", json::object()}}),
             json({{"elicitation", {{"url", json::object()}}}}));
-  EXPECT_EQ(missingCapabilities("elicitation/create", url,
-                                {{"elicitation", {{"url", json::object()}}}}),
-            std::nullopt);
-  EXPECT_EQ(missingCapabilities("elicitation/create", none,
-                                {{"elicitation", {{"url", json::object()}}}}),
-            json({{"elicitation", {{"form", json::object()}}}}));
+  EXPECT_EQ(
+      missingCapabilities("elicitation/create", url, {{"elicitation", {{"url", json::object()}}}}),
+      std::nullopt);
+  EXPECT_EQ(
+      missingCapabilities("elicitation/create", none, {{"elicitation", {{"url", json::object()}}}}),
+      json({{"elicitation", {{"form", json::object()}}}}));
   EXPECT_EQ(missingCapabilities("tools/list", none, none), std::nullopt);
 
-  const FrontError error = missingCapability({{"sampling", json::object()}}, "sampling/createMessage");
+  const FrontError error =
+      missingCapability({{"sampling", json::object()}}, "sampling/createMessage");
   EXPECT_EQ(error.code, -32021);
   EXPECT_EQ(error.http_status, 400u);
   EXPECT_EQ(error.data["requiredCapabilities"], json({{"sampling", json::object()}}));
