@@ -2,8 +2,10 @@
 // (issue 6). Each session is one MCP session over its own keep-alive HTTP
 // connection (Streamable HTTP, JSON or SSE answers) or its own child process
 // (stdio). It initializes, then calls tools/call echo in a closed loop or at
-// a fixed rate, checks every answer against its request and reports
-// latency percentiles, throughput and errors as one JSON object on stdout.
+// a fixed rate (with --modern: no session and no initialize, each call a
+// 2026-07-28 request with its envelope and headers), checks every answer
+// against its request and reports latency percentiles, throughput and errors
+// as one JSON object on stdout.
 //
 // Threads: one io_context run by --threads threads, a strand per session
 // (the session's coroutine, its watchdog and the start signal touch the same
@@ -90,12 +92,20 @@ constexpr std::string_view kInitializeSuffix =
     R"("clientInfo":{"name":"mcp_loadgen","version":"1.0"}}})";
 constexpr std::string_view kInitialized =
     R"({"jsonrpc":"2.0","method":"notifications/initialized"})";
+// --modern: the 2026-07-28 envelope every request carries in params._meta,
+// and the headers that must repeat the body over HTTP.
+constexpr std::string_view kModernMeta =
+    R"(,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+    R"("io.modelcontextprotocol/clientCapabilities":{},)"
+    R"("io.modelcontextprotocol/clientInfo":{"name":"mcp_loadgen","version":"1.0"}})";
+constexpr std::string_view kModernHeaders =
+    "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n";
 
 constexpr const char* kUsage =
     "usage: mcp_loadgen (--url http://HOST:PORT/PATH | --direct \"CMD [ARGS...]\")\n"
     "         [--sessions N] [--duration SEC] [--warmup SEC] [--rate CALLS_PER_S]\n"
     "         [--payload BYTES] [--secrets] [--idle SEC] [--threads T] [--print-payload]\n"
-    "         [--fixed-answer]\n"
+    "         [--fixed-answer] [--modern]\n"
     "  --sessions N     concurrent MCP sessions, each its own connection or child (1)\n"
     "  --duration SEC   measured time (5); --warmup SEC before it is not recorded (1)\n"
     "  --rate R         total tools/call per second, open loop; 0 = closed loop (0)\n"
@@ -108,6 +118,9 @@ constexpr const char* kUsage =
     "  --fixed-answer   the server answers every request with one fixed JSON-RPC\n"
     "                   result (a ceiling such as nginx serving a static answer):\n"
     "                   any result counts; ids and echoes are not checked\n"
+    "  --modern         a 2026-07-28 client (with --url): no session, no initialize;\n"
+    "                   each call carries the _meta envelope and the Mcp-Method and\n"
+    "                   Mcp-Name headers; a \"session\" is one connection\n"
     "Prints one JSON object on stdout; exits 0 when there were no errors, 1 otherwise.\n";
 
 struct Options {
@@ -123,6 +136,7 @@ struct Options {
   int threads = 1;
   bool print_payload = false;
   bool fixed_answer = false;
+  bool modern = false;
 };
 
 // --- command line --------------------------------------------------------
@@ -181,6 +195,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       o.fixed_answer = true;
       continue;
     }
+    if (arg == "--modern") {
+      o.modern = true;
+      continue;
+    }
     if (!has_value) return std::nullopt;
     ++i;
     if (arg == "--url") {
@@ -211,6 +229,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   }
   if (o.print_payload) return o;
   if (o.url.empty() == o.direct.empty()) return std::nullopt;  // exactly one of them
+  if (o.modern && o.url.empty()) return std::nullopt;          // a stdio server is legacy
   if (o.secrets && o.payload < bench::kMinSecretsPayload) {
     std::fprintf(stderr, "mcp_loadgen: --secrets needs --payload %zu or more\n",
                  bench::kMinSecretsPayload);
@@ -370,6 +389,7 @@ class Session {
 
   awaitable<bool> setup() {
     if (shared_.direct() && !spawnChild()) co_return false;
+    if (shared_.options.modern) co_return true;  // nothing before the first call
     nextId();
     const std::array<asio::const_buffer, 3> init{
         asio::buffer(kIdPrefix), asio::buffer(id_, id_size_), asio::buffer(kInitializeSuffix)};
@@ -509,6 +529,10 @@ class Session {
   }
 
   void appendSessionHeaders() {
+    if (shared_.options.modern) {
+      header_ += kModernHeaders;
+      return;
+    }
     if (!session_id_.empty()) {
       header_ += "Mcp-Session-Id: ";
       header_ += session_id_;
@@ -972,7 +996,9 @@ int main(int argc, char** argv) {
   Shared shared(options, payload);
   shared.call_suffix = R"(,"method":"tools/call","params":{"name":"echo","arguments":{"text":")";
   shared.call_suffix += payload.text;
-  shared.call_suffix += "\"}}}";
+  shared.call_suffix += "\"}";
+  if (options.modern) shared.call_suffix += kModernMeta;
+  shared.call_suffix += "}}";
 
   if (!shared.direct()) {
     std::optional<Url> url = parseUrl(options.url);

@@ -9,7 +9,9 @@
 // nginx (a static JSON-RPC answer: the ceiling with --compare),
 // relay (the same server relaying each body to a child echo server per
 // session over pipes, parsing nothing: the ceiling for any stdio-to-HTTP
-// gateway), mcpgate without DLP and with the full shipped rule pack, supergateway, and
+// gateway), mcpgate without DLP and with the full shipped rule pack, mcpgate
+// with a 2026-07-28 load generator (no session; pooled server processes),
+// supergateway, and
 // the official SDK client through mcpgate against server-everything. It
 // writes its section of bench/RESULTS.md (between the markers below) and PNG
 // plots with gnuplot. --smoke runs every system for a fraction of a second and
@@ -143,7 +145,11 @@ function mcpgateConfig(name, {dlp}) {
   return file;
 }
 
-function mcpgateSystem(name, {dlp, threads, binary = BIN.mcpgate}) {
+// modern: the load generator is a 2026-07-28 client (no session; each call
+// with its envelope and headers), which the gateway serves from the echo
+// server processes it keeps for that client (its lanes), the echo server
+// being a 2025-era one.
+function mcpgateSystem(name, {dlp, threads, binary = BIN.mcpgate, modern = false}) {
   return {
     name,
     async start() {
@@ -151,7 +157,7 @@ function mcpgateSystem(name, {dlp, threads, binary = BIN.mcpgate}) {
       if (threads) args.push('--threads', String(threads));
       const p = await startProcess(name, binary, args,
           portFrom(/"msg":"listening".*"address":"[^"]*:(\d+)"/), {logDir: work});
-      return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop};
+      return {url: `http://127.0.0.1:${p.value}/mcp/echo`, pid: p.pid, stop: p.stop, modern};
     },
   };
 }
@@ -220,6 +226,8 @@ const SYSTEMS = {
   relay: bareSystem('relay', ['--relay', BIN.echo]),
   'mcpgate-nodlp': mcpgateSystem('mcpgate-nodlp', {dlp: false}),
   'mcpgate-dlp': mcpgateSystem('mcpgate-dlp', {dlp: true}),
+  'mcpgate-modern-nodlp': mcpgateSystem('mcpgate-modern-nodlp', {dlp: false, modern: true}),
+  'mcpgate-modern-dlp': mcpgateSystem('mcpgate-modern-dlp', {dlp: true, modern: true}),
   nginx: {
     name: 'nginx',
     async start() {
@@ -278,6 +286,7 @@ async function load(target, {sessions, payload, secrets = false, rate = 0, durat
   if (!idle) args.push('--duration', String(duration), '--warmup', String(warmup));
   if (secrets && !target.fixedAnswer) args.push('--secrets');
   if (target.fixedAnswer) args.push('--fixed-answer');
+  if (target.modern) args.push('--modern');
   if (rate) args.push('--rate', String(Math.round(rate)));
   if (idle) args.push('--idle', String(idle));
   const child = spawn(BIN.loadgen, args, {stdio: ['ignore', 'pipe', 'pipe']});
@@ -345,7 +354,8 @@ const SMOKE = {
   sdkSeconds: 0.3,
 };
 const plan = options.smoke ? SMOKE : FULL;
-const HTTP_SYSTEMS = ['bare', 'relay', 'mcpgate-nodlp', 'mcpgate-dlp', 'supergateway'];
+const HTTP_SYSTEMS = ['bare', 'relay', 'mcpgate-nodlp', 'mcpgate-dlp', 'mcpgate-modern-dlp',
+  'supergateway'];
 const ALL_SYSTEMS = ['direct', ...HTTP_SYSTEMS];
 const LATENCY_SYSTEMS = ['direct', 'bare', 'relay', 'mcpgate-dlp'];
 
