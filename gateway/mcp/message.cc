@@ -2,8 +2,6 @@
 
 #include <iterator>
 
-#include "gateway/mcp/json_scan.h"
-
 namespace mcpgate::gateway::mcp {
 
 using nlohmann::json;
@@ -39,34 +37,6 @@ Message Message::made(std::string text, jsonrpc::Kind kind, Direction direction,
   m.method = std::move(method);
   m.text = std::move(text);
   return m;
-}
-
-void Message::setId(json new_id) {
-  std::string new_text;
-  if (!text.empty()) {
-    // The one member replaced in the bytes that were checked: the top-level
-    // "id" (a message with a repeated key has no text, see parseBody).
-    std::size_t from = jsonscan::kBad;
-    std::size_t to = jsonscan::kBad;
-    const std::string_view bytes = text;
-    const std::size_t end =
-        jsonscan::forEachMember(bytes, 0, [&](std::string_view key, std::string_view raw) {
-          if (key != "id") return true;
-          from = static_cast<std::size_t>(raw.data() - bytes.data());
-          to = from + raw.size();
-          return false;
-        });
-    if (end != jsonscan::kBad && from != jsonscan::kBad) {
-      new_text.reserve(text.size() + 16);
-      new_text.append(bytes.substr(0, from));
-      new_text.append(jsonrpc::serialize(new_id));
-      new_text.append(bytes.substr(to));
-    }
-  }
-  if (value.is_object()) value["id"] = new_id;
-  id_key = jsonrpc::idKey(new_id);
-  id = std::move(new_id);
-  text = std::move(new_text);  // empty when it could not be kept: wire() writes the value
 }
 
 std::string& Message::wire() {

@@ -67,11 +67,6 @@ class Message {
   [[nodiscard]] bool isResponse() const { return kind == jsonrpc::Kind::kResponse; }
   [[nodiscard]] bool isNotification() const { return kind == jsonrpc::Kind::kNotification; }
 
-  // Gives a request or response another id (the gateway's own in place of a
-  // client's, and back), in the value, the facts and the text: the sender's
-  // bytes stay what is forwarded, with only the id's value replaced.
-  void setId(nlohmann::json new_id);
-
   // The text to send on: `text` if set, else the value serialised. The
   // result is also kept in `text`.
   std::string& wire();

@@ -156,6 +156,37 @@ void cancelUpstream(const Flow& flow) {
   flow.upstream->abandon();
 }
 
+// Gives a parsed-once request another id (the gateway's own in place of the
+// client's) in its value, its facts and its text: the sender's bytes stay
+// what is forwarded, with only the top-level id's value replaced. Without
+// text (a repeated key), or when the id cannot be found in it, the value is
+// what goes.
+void giveId(mcp::Message& message, json new_id) {
+  std::string new_text;
+  if (!message.text.empty()) {
+    std::size_t from = jsonscan::kBad;
+    std::size_t to = jsonscan::kBad;
+    const std::string_view bytes = message.text;
+    const std::size_t end =
+        jsonscan::forEachMember(bytes, 0, [&](std::string_view key, std::string_view raw) {
+          if (key != "id") return true;
+          from = static_cast<std::size_t>(raw.data() - bytes.data());
+          to = from + raw.size();
+          return false;
+        });
+    if (end != jsonscan::kBad && from != jsonscan::kBad) {
+      new_text.reserve(bytes.size() + 16);
+      new_text.append(bytes.substr(0, from));
+      new_text.append(jsonrpc::serialize(new_id));
+      new_text.append(bytes.substr(to));
+    }
+  }
+  if (message.value.is_object()) message.value["id"] = new_id;
+  message.id_key = jsonrpc::idKey(new_id);
+  message.id = std::move(new_id);
+  message.text = std::move(new_text);
+}
+
 // The final answer to a plain request as its modern client gets it, made
 // from the server's bytes (the session parsed them once already) without a
 // second parse: the client's id in place of the gateway's, and `resultType`
@@ -564,7 +595,7 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
     }
   }
   flow.gateway_id = nextGatewayId();
-  message.setId(json(flow.gateway_id));  // the client's bytes go on, with the gateway's id
+  giveId(message, json(flow.gateway_id));  // the client's bytes go on, with the gateway's id
   flow.upstream = std::make_shared<Mailbox>(executor, true, 1);
   if (method == "subscriptions/listen") {
     // Registered before the request goes: the server's acknowledgement may come at once.
