@@ -10,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "sandbox/fd.h"
@@ -146,6 +147,27 @@ ControllerProbe probeController(const HostView& view, const std::string& control
 
 ControllerProbe probeController(const std::string& controller) {
   return probeController(readHostView(), controller);
+}
+
+bool removeGroupsOf(pid_t supervisor) {
+  // Cgroup::create's names: the supervisor's pid, then '-' (so 12 never matches 123's groups).
+  const std::string prefix = std::string(kPrefix) + std::to_string(supervisor) + "-";
+  const HostView view = readHostView();
+  bool gone = true;
+  for (const char* controller : {"memory", "pids", "cpu"}) {
+    const ControllerProbe probe = probeController(view, controller);
+    if (probe.parent.empty()) continue;
+    DIR* entries = ::opendir(probe.parent.c_str());
+    if (entries == nullptr) continue;
+    while (const dirent* entry = ::readdir(entries)) {
+      if (std::string_view(entry->d_name).starts_with(prefix) &&
+          !killAndRemoveOnce(probe.parent + "/" + entry->d_name)) {
+        gone = false;
+      }
+    }
+    ::closedir(entries);
+  }
+  return gone;
 }
 
 Cgroup Cgroup::create(const std::string& name, const Request& request,

@@ -31,6 +31,12 @@ struct ControllerProbe {
 // Where this process could create a group with `controller`, or why it cannot.
 [[nodiscard]] ControllerProbe probeController(const std::string& controller);
 
+// For the process that started the sandbox supervisor `supervisor` (a child of ours, in our
+// cgroups) and reaped it after a SIGKILL, which left the supervisor no time to remove its groups:
+// kills what is left in them and removes them, in one attempt. True once none is left; a group
+// stays busy for a moment after its last task exited, so the caller tries again while false.
+[[nodiscard]] bool removeGroupsOf(pid_t supervisor);
+
 class Cgroup {
  public:
   // Creates one group per requested controller. A controller that is

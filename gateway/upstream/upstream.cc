@@ -18,6 +18,7 @@
 #include "gateway/observe/audit.h"
 #include "gateway/observe/log.h"
 #include "gateway/observe/metrics.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/net.h"
 #include "sandbox/spawn.h"
 #include "sandbox/spawner_client.h"
@@ -38,6 +39,10 @@ namespace {
 // After the process is gone, how long its stdout may still hold unread output.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(500);
 constexpr auto kHoldPoll = std::chrono::milliseconds(10);  // backpressure: how often to look again
+// How long the cgroups of a killed supervisor may stay busy before they are left to the next
+// sandbox start (as long as a supervisor gives its own groups, in Cgroup::destroy).
+constexpr auto kCgroupRemoval = std::chrono::seconds(10);
+constexpr auto kCgroupRetry = std::chrono::milliseconds(10);
 
 std::string& spawnerSocket() {
   static std::string path;
@@ -58,6 +63,9 @@ std::expected<std::shared_ptr<Upstream>, std::string> ChildUpstream::start(
   if (!child) return std::unexpected(child.error().message);
   auto upstream = std::make_shared<ChildUpstream>(executor, std::move(*child), std::move(options),
                                                   std::move(callbacks));
+  // Its supervisor makes cgroups that only we can remove if it is SIGKILLed (through the
+  // spawner, the spawner is its parent).
+  upstream->owns_cgroups_ = spec.sandbox.has_value() && spawnerSocket().empty();
   log::info("server started", {{"server", upstream->options_.server}, {"pid", upstream->pid_}});
   metrics::spawned(upstream->options_.server);
   auto self = upstream;
@@ -396,10 +404,14 @@ asio::awaitable<void> ChildUpstream::watchExit() {
     status = sandbox::tryReap(child_);
     if (!status) ::usleep(1000);
   }
-  exit_status_ = status.value_or(0);
   if (status) metrics::reaped(options_.server);
   kill_timer_.cancel();
   pidfd_.close();
+  // A supervisor SIGKILLed (at grace, most often) could not remove its cgroups, nor one that gave
+  // up on a busy group: they go before the exit is known, so before it is reported, and no group
+  // outlives its server. One look at the cgroup directories when there is nothing left.
+  if (owns_cgroups_ && status) co_await removeCgroups();
+  exit_status_ = status.value_or(0);
   if (!stdout_done_ || !stderr_done_ || !report_done_) {
     // Give the pipes a moment to deliver what the server wrote before it went;
     // a grandchild holding a pipe open must not keep the session alive.
@@ -414,6 +426,19 @@ asio::awaitable<void> ChildUpstream::watchExit() {
     if (!report_done_) report_.close(ignored);
   }
   maybeReportExit();
+}
+
+asio::awaitable<void> ChildUpstream::removeCgroups() {
+  const auto deadline = std::chrono::steady_clock::now() + kCgroupRemoval;
+  while (!sandbox::removeGroupsOf(pid_)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      log::warn("the cgroups of a killed server are still busy; the next sandbox start removes them",
+                {{"server", options_.server}, {"pid", pid_}});
+      co_return;
+    }
+    asio::steady_timer retry(executor_, kCgroupRetry);
+    co_await retry.async_wait(as_tuple(use_awaitable));
+  }
 }
 
 void ChildUpstream::maybeReportExit() {

@@ -106,6 +106,7 @@ class ChildUpstream final : public Upstream, public std::enable_shared_from_this
   boost::asio::awaitable<void> readReport();
   boost::asio::awaitable<void> serveEgress();
   boost::asio::awaitable<void> watchExit();
+  boost::asio::awaitable<void> removeCgroups();
   boost::asio::awaitable<void> writeQueued();
   void maybeReportExit();
   void logSandboxLine(std::string_view text);
@@ -132,6 +133,7 @@ class ChildUpstream final : public Upstream, public std::enable_shared_from_this
   bool dropped_armed_ = false;
   bool reported_ = false;
   bool sandbox_refused_ = false;
+  bool owns_cgroups_ = false;
   std::optional<int> exit_status_;
   std::string terminate_reason_;
 };

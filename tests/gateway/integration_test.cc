@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/gateway/harness.h"
 
@@ -188,6 +190,39 @@ TEST(Gateway, ServerIgnoringSigtermIsKilledAfterGrace) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, 250ms);  // it did wait for the grace
   EXPECT_NE(gw.log().find("ignored SIGTERM; killing it"), std::string::npos);
   EXPECT_NE(gw.log().find("killed by signal 9"), std::string::npos);
+}
+
+// The cgroups the sandbox supervisor of one of `processes` made: directories named
+// mcpgate-<supervisor pid>-<server> anywhere under the cgroup mounts.
+std::vector<std::string> sandboxCgroups(const std::set<pid_t>& processes) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  const auto options = std::filesystem::directory_options::skip_permission_denied;
+  for (std::filesystem::recursive_directory_iterator it("/sys/fs/cgroup", options, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 8 || !it->is_directory(ec)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const std::string name = it->path().filename().string();
+    for (pid_t pid : processes) {
+      if (name.starts_with("mcpgate-" + std::to_string(pid) + "-")) found.push_back(it->path());
+    }
+  }
+  return found;
+}
+
+TEST(Gateway, AServerKilledAtGraceLeavesNoCgroupOnceReaped) {
+  Gateway gw(config("", "    env: {TEST_SERVER_IGNORE_SIGTERM: \"1\"}\n", "grace: 300ms"));
+  auto [sid, processes] = startSession(gw);
+  const std::vector<std::string> groups = sandboxCgroups(processes);
+  if (groups.empty()) GTEST_SKIP() << "this host gives the sandbox no cgroup";
+  EXPECT_EQ(http(gw.port(), "DELETE", "/mcp/test", {{"Mcp-Session-Id", sid}}).status, 200);
+  // SIGKILLed at grace, the supervisor cannot remove its groups; the gateway that reaps it does,
+  // before it says the server exited (not at some later sandbox start).
+  ASSERT_TRUE(waitUntil([&] { return gw.log().find("killed by signal 9") != std::string::npos; },
+                        10s));
+  for (const std::string& group : groups) EXPECT_FALSE(std::filesystem::exists(group)) << group;
 }
 
 TEST(Gateway, AServerThatStopsReadingIsStoppedNotBufferedForever) {
