@@ -60,11 +60,15 @@ const children = (pid) => {
   }
   return out;
 };
-// The sandbox's cgroups: directories named mcpgate* under the cgroup mounts.
+// The server's name here, unique to this run: its sandboxes' cgroups are named
+// mcpgate-<supervisor pid>-<server>, so those of other gateways on the host (other tests, other
+// runs) are not counted.
+const serverName = `soak-${process.pid}`;
+// This run's sandbox cgroups: directories named mcpgate-*-<server> under the cgroup mounts.
 const cgroups = () => {
   let count = 0;
   const walk = (dir, depth) => {
-    if (depth > 4) return;
+    if (depth > 8) return;
     let entries = [];
     try {
       entries = fs.readdirSync(dir, {withFileTypes: true});
@@ -73,7 +77,7 @@ const cgroups = () => {
     }
     for (const e of entries) {
       if (!e.isDirectory()) continue;
-      if (e.name.startsWith('mcpgate')) ++count;
+      if (e.name.startsWith('mcpgate-') && e.name.endsWith(`-${serverName}`)) ++count;
       walk(path.join(dir, e.name), depth + 1);
     }
   };
@@ -87,7 +91,7 @@ const config = path.join(work, 'mcpgate.yaml');
 fs.writeFileSync(config, [
   'listen: 127.0.0.1:0',
   'servers:',
-  '  echo:',
+  `  ${serverName}:`,
   `    command: ${JSON.stringify(BIN.echo)}`,
   `    sandbox: {binds: [{src: ${JSON.stringify(echoDir)}, dst: ${JSON.stringify(echoDir)}}]}`,
   `sandbox: {commands: [${JSON.stringify(BIN.echo)}]}`,
@@ -123,7 +127,7 @@ const fdsBefore = fdCount(gateway.pid);
 const rssBefore = rssKiB(gateway.pid);
 
 // The load: closed loop, every answer checked by mcp_loadgen.
-const loadgen = spawn(BIN.loadgen, ['--url', `http://127.0.0.1:${port}/mcp/echo`,
+const loadgen = spawn(BIN.loadgen, ['--url', `http://127.0.0.1:${port}/mcp/${serverName}`,
   '--sessions', String(sessions), '--duration', String(duration), '--warmup', '2',
   '--threads', String(threads)], {stdio: ['ignore', 'pipe', 'pipe']});
 let out = '';
