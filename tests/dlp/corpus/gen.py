@@ -23,6 +23,7 @@ import gen_benign
 import gen_fresh
 import gen_holdout
 import gen_tune2
+import gen_fresh2
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -199,6 +200,12 @@ def main():
     tune2_injections, tune2_benign = gen_tune2.tune2()
     counts["injections_tune2.jsonl"] = write("injections_tune2.jsonl", tune2_injections)
     counts["benign_tune2.jsonl"] = write("benign_tune2.jsonl", tune2_benign)
+    # fresh2: new attack styles, split before scoring into a tuning half and a holdout third.
+    f2_inj, f2_ben, f2h_inj, f2h_ben = gen_fresh2.fresh2()
+    counts["injections_fresh2.jsonl"] = write("injections_fresh2.jsonl", f2_inj)
+    counts["benign_fresh2.jsonl"] = write("benign_fresh2.jsonl", f2_ben)
+    counts["injections_fresh2_holdout.jsonl"] = write("injections_fresh2_holdout.jsonl", f2h_inj)
+    counts["benign_fresh2_holdout.jsonl"] = write("benign_fresh2_holdout.jsonl", f2h_ben)
     for k, v in counts.items():
         print(f"{k}: {v}")
 
