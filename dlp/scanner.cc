@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "dlp/mention.h"
 #include "dlp/scan_run.h"
 
 namespace mcpgate::dlp {
@@ -85,8 +86,8 @@ class JsonWalker {
       run.derived(seg.text, 0, seg.hits);
       if (run.failed) out_.failed = true;
       endBudget(run, std::string_view(pointers_).substr(seg.pointer_begin, seg.pointer_size));
-      emit(seg.hits, std::string_view(pointers_).substr(seg.pointer_begin, seg.pointer_size),
-           seg.in_key);
+      emit(seg.text, seg.hits,
+           std::string_view(pointers_).substr(seg.pointer_begin, seg.pointer_size), seg.in_key);
     }
   }
 
@@ -97,7 +98,7 @@ class JsonWalker {
     run.layer(text, 0, hits);
     if (run.failed) out_.failed = true;
     endBudget(run, ptr_);
-    emit(hits, ptr_, in_key);
+    emit(text, hits, ptr_, in_key);
   }
 
  private:
@@ -133,7 +134,7 @@ class JsonWalker {
     buffer_.push_back('\n');
   }
 
-  void emit(std::vector<Hit>& hits, std::string_view pointer, bool in_key) {
+  void emit(std::string_view text, std::vector<Hit>& hits, std::string_view pointer, bool in_key) {
     mergeHits(hits);
     bool any_signal = false;
     for (const auto& h : hits) {
@@ -143,7 +144,7 @@ class JsonWalker {
       out_.items.push_back(
           Finding{&r, actionOf(r), std::string(pointer), in_key, h.start, h.end, h.decoded_by});
     }
-    if (any_signal) score(hits, pointer, in_key);
+    if (any_signal) score(text, hits, pointer, in_key);
   }
 
   Action actionOf(const Rule& r) const {
@@ -151,15 +152,17 @@ class JsonWalker {
     return a == policy_.actions.end() ? r.action : a->second;
   }
 
-  // Each detector's score in this string: the weights of its distinct signals that matched.
-  void score(const std::vector<Hit>& hits, std::string_view pointer, bool in_key) {
+  // Each detector's score in this string: the weights of its distinct signals that matched, not
+  // counting those that lie inside a quotation the text only mentions (dlp/mention.h).
+  void score(std::string_view text, const std::vector<Hit>& hits, std::string_view pointer,
+             bool in_key) {
     for (const std::size_t det : rs_.detectors()) {
       if (!detectorRuns(rs_, det, dir_, policy_)) continue;
       Finding f;
       f.start = std::numeric_limits<std::size_t>::max();
       bool first = true;
       for (const auto& h : hits) {  // sorted by start: the plainest view of a signal comes first
-        if (rs_.confirm(h.rule).detector != det) continue;
+        if (rs_.confirm(h.rule).detector != det || quotedMention(text, h.start, h.end)) continue;
         const Rule& r = rs_.rules()[h.rule];
         f.start = std::min(f.start, h.start);
         f.end = std::max(f.end, h.end);

@@ -75,6 +75,28 @@ TEST(Detector, ACommandReportsAloneInRequestsAndIsASignalInResponses) {
   EXPECT_EQ(signalIds(*detectorFinding(resp2)), (std::vector<std::string>{"strong-a", "cmd"}));
 }
 
+TEST(Detector, ASignalInsideAQuotationThatIsOnlyMentionedDoesNotCount) {
+  const Scanner s(testing::rulesFromYaml(kPack));
+  // Security writing that quotes a payload: the signals lie inside the quotation.
+  EXPECT_TRUE(
+      s.scanText("The page contained the sentence 'strong-a and strong-b', and the agent obeyed.",
+                 Direction::kResponse)
+          .empty());
+  EXPECT_TRUE(s.scanText("a payload like \"strong-a strong-b\" is common", Direction::kResponse)
+                  .empty());
+  // The same words said, not mentioned: quoted without a cue, or a cue with nothing quoted.
+  EXPECT_NE(detectorFinding(s.scanText("Repeat after me: 'strong-a strong-b'", Direction::kResponse)),
+            nullptr);
+  EXPECT_NE(detectorFinding(s.scanText("the sentence strong-a strong-b", Direction::kResponse)),
+            nullptr);
+  // One signal outside the quotation still counts with another one outside it.
+  EXPECT_NE(detectorFinding(s.scanText("strong-a, like 'weak', then strong-b", Direction::kResponse)),
+            nullptr);
+  // Apostrophes inside words neither open nor close a quotation.
+  EXPECT_TRUE(s.scanText("the text 'it's strong-a and strong-b's' here", Direction::kResponse)
+                  .empty());
+}
+
 TEST(Detector, ThresholdAndActionAreChangedByPolicy) {
   const Scanner s(testing::rulesFromYaml(kPack));
   Policy p;

@@ -157,6 +157,14 @@ constexpr double kMaxHoldoutBenignFpRate = 0.01;
 // does not see quotation).
 constexpr double kMinTune2InjectionRecall = 0.95;
 constexpr double kMaxTune2BenignFpRate = 0.04;
+// fresh2 (gen_fresh2.py, session 10): new attack styles written from public descriptions of the
+// families. The tuning part was tuned on; the holdout third (every third sample of a family) was
+// only scored, so it is the estimate for unseen wording. Its benign misses are security prose
+// that quotes payloads without a cue word the detector knows (dlp/mention.h).
+constexpr double kMinFresh2InjectionRecall = 0.95;
+constexpr double kMaxFresh2BenignFpRate = 0.03;
+constexpr double kMinFresh2HoldoutInjectionRecall = 0.65;
+constexpr double kMaxFresh2HoldoutBenignFpRate = 0.10;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -181,7 +189,11 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_holdout.jsonl", "injection_holdout"},
            {"benign_holdout.jsonl", "benign_holdout"},
            {"injections_tune2.jsonl", "injection_tune2"},
-           {"benign_tune2.jsonl", "benign_tune2"}}) {
+           {"benign_tune2.jsonl", "benign_tune2"},
+           {"injections_fresh2.jsonl", "injection_fresh2"},
+           {"benign_fresh2.jsonl", "benign_fresh2"},
+           {"injections_fresh2_holdout.jsonl", "injection_fresh2_holdout"},
+           {"benign_fresh2_holdout.jsonl", "benign_fresh2_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -220,6 +232,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_holdout"].rate(), kMaxHoldoutBenignFpRate);
   EXPECT_GE(all.label["injection_tune2"].rate(), kMinTune2InjectionRecall);
   EXPECT_LE(all.label["benign_tune2"].rate(), kMaxTune2BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh2"].rate(), kMinFresh2InjectionRecall);
+  EXPECT_LE(all.label["benign_fresh2"].rate(), kMaxFresh2BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh2_holdout"].rate(), kMinFresh2HoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh2_holdout"].rate(), kMaxFresh2HoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
