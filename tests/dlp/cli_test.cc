@@ -128,7 +128,8 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
   // In rule order (command.yaml loads before injection.yaml).
   EXPECT_EQ(det["signals"],
             nlohmann::json::array({"cmd-download-execute", "injection-addressed-to-model",
-                                   "injection-run-command-instruction"}));
+                                   "injection-run-command-instruction",
+                                   "injection-model-as-reader"}));
   EXPECT_GE(det["score"].get<int>(), 100);
   EXPECT_EQ(det["preview"], "");  // a detector's finding names its signals, never the text
 
@@ -142,8 +143,8 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
   EXPECT_NE(out_.str().find("injection-detector \"Prompt injection or tool poisoning: signals "
                             "addressed to the model scored together\" (injection, warn, response) "
                             "at /content/0/text: "
-                            "score 150 from cmd-download-execute injection-addressed-to-model "
-                            "injection-run-command-instruction"),
+                            "score 210 from cmd-download-execute injection-addressed-to-model "
+                            "injection-run-command-instruction injection-model-as-reader"),
             std::string::npos)
       << out_.str();
 }
