@@ -185,7 +185,11 @@ int runStdio(Args args) {
   };
   auto mailbox = std::make_shared<Mailbox>(io.get_executor(), true, 0);
   auto modern = std::make_shared<StdioModern>(io, current, server, mailbox);
-  Session::Hooks hooks{[modern](const std::string&) { modern->sessionClosed(); }, part_done};
+  // Weak: the session holds its hooks and `modern` holds the session.
+  Session::Hooks hooks{[weak = std::weak_ptr<StdioModern>(modern)](const std::string&) {
+                         if (auto m = weak.lock()) m->sessionClosed();
+                       },
+                       part_done};
   auto session = std::make_shared<Session>(newSessionId(), "", asio::make_strand(io), config,
                                            server, current, hooks);
   modern->attach(session);
