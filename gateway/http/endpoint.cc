@@ -298,7 +298,8 @@ std::optional<Reply> Endpoint::authorize(const HttpRequest& req,
   client_ = std::move(identity->client);
   if (!client_.empty() && slot_client_ != client_) {
     // Counted per process: every connection of every listener, whatever its address.
-    static ConnectionCounts per_client;
+    // Never destroyed: connections may still end while the process exits.
+    static ConnectionCounts& per_client = *new ConnectionCounts();
     client_slot_.reset();
     slot_client_.clear();
     const std::uint32_t cap = config_->limits.max_connections_per_client;

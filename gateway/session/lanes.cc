@@ -186,8 +186,10 @@ LanePool::LanePool()
       }()) {}
 
 LanePool& LanePool::instance() {
-  static LanePool pool;
-  return pool;
+  // Never destroyed: threads still running at exit (stdio's reader, a fuzz
+  // target's workers) may reach it while static objects are torn down.
+  static LanePool* const pool = new LanePool();
+  return *pool;
 }
 
 void LanePool::reapLocked(Clock::time_point now) {

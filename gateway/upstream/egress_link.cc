@@ -20,8 +20,8 @@ struct OwnSlot {
 };
 
 OwnSlot& ownSlot() {
-  static OwnSlot slot;
-  return slot;
+  static OwnSlot* const slot = new OwnSlot();  // never destroyed: workers may run during exit
+  return *slot;
 }
 
 void onDecision(const egress::ProxyEvent& e) {

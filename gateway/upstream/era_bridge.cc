@@ -32,8 +32,9 @@ struct KnownEra {
 };
 std::mutex known_mu;
 std::map<std::string, KnownEra>& knownEras() {
-  static std::map<std::string, KnownEra> eras;
-  return eras;
+  // Never destroyed (as LanePool::instance): workers may run during exit.
+  static auto* const eras = new std::map<std::string, KnownEra>();
+  return *eras;
 }
 std::optional<KnownEra> knownEra(const std::string& key) {
   std::lock_guard lock(known_mu);

@@ -45,8 +45,8 @@ constexpr auto kCgroupRemoval = std::chrono::seconds(10);
 constexpr auto kCgroupRetry = std::chrono::milliseconds(10);
 
 std::string& spawnerSocket() {
-  static std::string path;
-  return path;
+  static auto* const path = new std::string();  // never destroyed: read by workers
+  return *path;
 }
 
 }  // namespace
