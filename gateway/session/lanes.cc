@@ -261,18 +261,39 @@ awaitable<std::expected<std::shared_ptr<Lane>, std::string>> LanePool::acquire(
   const auto size = static_cast<std::ptrdiff_t>(server != nullptr ? server->pool.size : 4);
   std::shared_ptr<Lane> lane;
   int spares = 0;  // pool.start: lanes readied beside this one at an identity's first request
+  const asio::execution_context* here =
+      &asio::query(co_await asio::this_coro::executor, asio::execution::context);
   for (;;) {
     bool full = false;  // pool.size lanes, all still starting
     {
       std::lock_guard lock(mu_);
-      reapLocked(Clock::now());
+      // Idle lanes and expired tickets are the reaper timer's; only this
+      // identity's ended lanes go here, so they do not count against pool.size.
       auto& mine = lanes_[key];
+      std::erase_if(mine, [](const std::shared_ptr<Lane>& l) {
+        return l->era != Era::kUnknown && !alive(*l);
+      });
+      // An idle lane first (a legacy lane serves its requests one after
+      // another); then the least busy, where one more request queued on a
+      // lane of this connection's worker costs less than a thread switch
+      // each way (session/io_pool.h).
+      const auto idleLane = [](const Lane& l) { return l.era == Era::kModern || l.in_flight == 0; };
+      const auto cost = [&](const Lane& l) { return 2 * l.in_flight + (l.worker == here ? 0 : 3); };
       std::shared_ptr<Lane> best;
       for (const auto& candidate : mine) {
-        if (candidate->era == Era::kUnknown || !alive(*candidate)) continue;
-        if (!best || candidate->in_flight < best->in_flight) best = candidate;
+        if (candidate->era == Era::kUnknown) continue;
+        if (!best) {
+          best = candidate;
+          continue;
+        }
+        const bool idle_candidate = idleLane(*candidate);
+        if (idle_candidate != idleLane(*best)) {
+          if (idle_candidate) best = candidate;
+        } else if (cost(*candidate) < cost(*best)) {
+          best = candidate;
+        }
       }
-      const bool idle = best && (best->era == Era::kModern || best->in_flight == 0);
+      const bool idle = best && idleLane(*best);
       if (best && (idle || std::ssize(mine) >= size)) {
         ++best->in_flight;
         best->last_used = Clock::now();
@@ -325,6 +346,8 @@ awaitable<std::expected<void, std::string>> LanePool::ready(
     std::shared_ptr<const Generation> generation, const config::ServerConfig* server,
     std::vector<std::string> aggregate, std::string client) {
   std::expected<void, std::string> readied;
+  // The session is made on the worker running this coroutine (SessionTable).
+  lane->worker = &asio::query(co_await asio::this_coro::executor, asio::execution::context);
   if (server != nullptr) {
     auto created = sessions.create(generation, *server, client, /*inner=*/true);
     if (created) {

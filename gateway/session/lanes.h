@@ -54,6 +54,9 @@ struct Lane {
   EraChoice choice = EraChoice::kAuto;  // the server's `protocol:`
   modern::ServerOffer offer;  // what it declared (discover or initialize)
   int in_flight = 0;          // LanePool::mu_
+  // The worker (io_context) its session runs on: a request from a connection
+  // on the same worker stays on one thread (session/io_pool.h).
+  const boost::asio::execution_context* worker = nullptr;
   std::chrono::steady_clock::time_point last_used;
   std::chrono::milliseconds idle_timeout{0};  // pool.idle_timeout, else session.idle_timeout
   std::mutex listeners_mu;
