@@ -154,17 +154,17 @@ const json* valueAt(const json& root, const std::vector<std::string>& path) {
 std::expected<void, FrontError> checkParamHeaders(const json& message,
                                                   const RequestHeaders& headers,
                                                   const std::vector<ParamHeader>& annotated) {
-  const json empty = json::object();
-  const json& params = message.value("params", empty);
-  const json& arguments = params.is_object() && params.contains("arguments")
-                              ? params["arguments"]
-                              : empty;
+  static const json empty = json::object();
+  const json* arguments = &empty;  // in place, not a copy of the arguments
+  if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+    if (auto found = params->find("arguments"); found != params->end()) arguments = &*found;
+  }
   for (const auto& param : annotated) {
     std::optional<std::string_view> sent;
     for (const auto& [name, value] : headers.params) {
       if (lower(name) == lower(param.name)) sent = value;
     }
-    const json* body = valueAt(arguments, param.path);
+    const json* body = valueAt(*arguments, param.path);
     const std::string header = "Mcp-Param-" + param.name;
     if (body == nullptr) {
       if (sent) return std::unexpected(mismatch(header + " is sent but the argument is absent"));
@@ -402,16 +402,21 @@ std::expected<void, FrontError> checkRequest(const json& message, const RequestH
                                     "' does not match body value '" + method + "'"));
   }
   if (const std::string_view source = nameSource(method); !source.empty()) {
-    const json& params = message.value("params", json::object());
-    const json body_name = params.is_object() ? params.value(source, json(nullptr)) : json(nullptr);
+    // Looked up in place: params holds the whole arguments.
+    const json* body_name = nullptr;
+    if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+      if (auto found = params->find(source); found != params->end() && found->is_string()) {
+        body_name = &*found;
+      }
+    }
     if (!headers.name) return std::unexpected(mismatch("the Mcp-Name header is required"));
     auto decoded = decodeHeaderValue(*headers.name);
     if (!decoded) return std::unexpected(mismatch("Mcp-Name holds invalid characters"));
-    if (!body_name.is_string() || *decoded != body_name.get_ref<const std::string&>()) {
-      return std::unexpected(mismatch("Mcp-Name header value '" + *decoded +
-                                      "' does not match body value '" +
-                                      (body_name.is_string() ? body_name.get<std::string>() : "") +
-                                      "'"));
+    if (body_name == nullptr || *decoded != body_name->get_ref<const std::string&>()) {
+      return std::unexpected(mismatch(
+          "Mcp-Name header value '" + *decoded + "' does not match body value '" +
+          (body_name != nullptr ? body_name->get_ref<const std::string&>() : std::string()) +
+          "'"));
     }
   }
   if (annotated != nullptr && method == "tools/call") {

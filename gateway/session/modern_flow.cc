@@ -60,7 +60,9 @@ struct Flow {
   json client_id;
   std::string method;
   json capabilities;  // the client's, from its envelope
-  json envelope;      // {"params":{"_meta":...}} of the client's request (its logLevel)
+  // {"params":{"_meta":{logLevel}}} of the client's request, or null: what
+  // modern::logWanted reads (the level only: the rest of _meta is not copied).
+  json envelope;
   std::string client;
   std::string identity;
   bool shaped = false;
@@ -462,7 +464,11 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
   flow.identity = request.identity;
   flow.capabilities =
       params["_meta"].value(std::string(modern::kMetaClientCapabilities), json::object());
-  flow.envelope = {{"params", {{"_meta", params["_meta"]}}}};
+  if (const json& meta = params["_meta"]; meta.is_object()) {
+    if (auto level = meta.find(modern::kMetaLogLevel); level != meta.end()) {
+      flow.envelope["params"]["_meta"][std::string(modern::kMetaLogLevel)] = *level;
+    }
+  }
   // Per-client policy and DLP may change any result: no shared cache may
   // hand one client's to another.
   flow.shaped = config.dlp.enabled || !config.policies.empty() || request.generation->authenticator;
