@@ -68,6 +68,7 @@ void Mailbox::enqueue(std::string message, bool intermediate) {
 void Mailbox::dropQueue() {
   account(-static_cast<std::int64_t>(queued_bytes_));
   queue_.clear();
+  head_ = 0;
 }
 
 void Mailbox::wake() {
@@ -137,20 +138,28 @@ asio::awaitable<Mailbox::Batch> Mailbox::next() {
   for (;;) {
     {
       std::lock_guard lock(mu_);
-      if (!queue_.empty() || finished_) {
+      if (head_ < queue_.size() || finished_) {
         Batch batch;
         std::size_t taken = 0;
-        while (!queue_.empty() && (batch.messages.empty() || taken < kBatchBytes)) {
-          Queued& front = queue_.front();
+        while (head_ < queue_.size() && (batch.messages.empty() || taken < kBatchBytes)) {
+          Queued& front = queue_[head_++];
           taken += front.text.size();
           batch.has_intermediate = batch.has_intermediate || front.intermediate;
           batch.messages.push_back(std::move(front.text));
-          queue_.pop_front();
+        }
+        // Taken messages leave the vector: all at once when it is empty, else
+        // once they are the larger part of it (a stream that never drains).
+        if (head_ == queue_.size()) {
+          queue_.clear();
+          head_ = 0;
+        } else if (head_ > 64 && head_ * 2 > queue_.size()) {
+          queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+          head_ = 0;
         }
         account(-static_cast<std::int64_t>(taken));
         last_taken_ = std::chrono::steady_clock::now();
-        batch.finished = finished_ && queue_.empty();
-        if (!queue_.empty()) wake();  // the rest is for the next call
+        batch.finished = finished_ && head_ == queue_.size();
+        if (head_ < queue_.size()) wake();  // the rest is for the next call
         co_return batch;
       }
     }

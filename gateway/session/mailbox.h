@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -84,7 +83,11 @@ class Mailbox {
   const bool streaming_;
   const bool counted_;  // a POST's, in inFlight()
   mutable std::mutex mu_;
-  std::deque<Queued> queue_;
+  // A vector and the index of its first message still queued: a mailbox
+  // usually holds one or two messages, which a deque would allocate its map
+  // and a 512-byte block for.
+  std::vector<Queued> queue_;
+  std::size_t head_ = 0;
   std::size_t queued_bytes_ = 0;
   std::shared_ptr<QueueBudget> budget_;
   std::chrono::steady_clock::time_point last_taken_;
