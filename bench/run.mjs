@@ -2,7 +2,7 @@
 // server behind each system, the same native load generator, one run.
 //
 //   node bench/run.mjs [--smoke] [--build DIR] [--out FILE] [--plots DIR]
-//   node bench/run.mjs --ab OTHER_MCPGATE [--nodlp] [--rounds N] [--secrets] [--rate R] [--build DIR]
+//   node bench/run.mjs --ab OTHER_MCPGATE [--nodlp] [--modern] [--rounds N] [--secrets] [--rate R] [--build DIR]
 //   node bench/run.mjs --compare SYSTEM,... [--rounds N] [--secrets] [--rate R] [--build DIR]
 //
 // Systems: direct (pipes, no HTTP), bare (a Beast server answering itself),
@@ -21,7 +21,7 @@
 // --ab compares two gateway binaries, for one optimisation: OTHER_MCPGATE
 // (say, a build of the commit before) and the build's own, each with the
 // full rule pack (--nodlp: DLP off in both), 16 sessions, 4 KiB (--secrets:
-// with secrets to redact),
+// with secrets to redact; --modern: a 2026-07-28 load generator, served from lanes),
 // alternating for N rounds (5), and prints the medians of calls/s and of the
 // gateway's CPU per call. --compare does the same for systems of the full run
 // by name (say bare,relay,mcpgate-dlp), with each one's share of the first
@@ -47,7 +47,7 @@ const SOURCE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 
 function parseArgs(argv) {
   const options = {smoke: false, build: path.join(SOURCE_DIR, 'build'), out: null, plots: null,
-    ab: null, compare: null, rounds: 5, secrets: false, rate: 0, nodlp: false};
+    ab: null, compare: null, rounds: 5, secrets: false, rate: 0, nodlp: false, modern: false};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -63,6 +63,7 @@ function parseArgs(argv) {
     else if (a === '--rounds') options.rounds = Number(value());
     else if (a === '--secrets') options.secrets = true;
     else if (a === '--nodlp') options.nodlp = true;
+    else if (a === '--modern') options.modern = true;
     else if (a === '--rate') options.rate = Number(value());
     else usage(`unknown argument ${a}`);
   }
@@ -80,7 +81,7 @@ function parseArgs(argv) {
 
 function usage(why) {
   console.error(`bench/run.mjs: ${why}\nusage: node bench/run.mjs [--smoke] [--build DIR] ` +
-      '[--out FILE] [--plots DIR]\n       node bench/run.mjs --ab OTHER_MCPGATE [--nodlp] [--rounds N] ' +
+      '[--out FILE] [--plots DIR]\n       node bench/run.mjs --ab OTHER_MCPGATE [--nodlp] [--modern] [--rounds N] ' +
       '[--secrets] [--rate R] [--build DIR]\n       node bench/run.mjs --compare SYSTEM,... ' +
       '[--rounds N] [--rate R] ' +
       '[--secrets] [--build DIR]');
@@ -590,7 +591,7 @@ async function alternatingRuns(entries) {
 if (options.ab) {
   const gateway = (label, binary) => [label, `${label} (${binary})`,
     (round) => mcpgateSystem(`ab-${round}-${label.replace(' ', '-')}`,
-        {dlp: !options.nodlp, binary})];
+        {dlp: !options.nodlp, binary, modern: options.modern})];
   await alternatingRuns([gateway('other', options.ab), gateway('this build', BIN.mcpgate)]);
   process.exit(0);
 }
