@@ -35,7 +35,7 @@ Kind classify(const json& m, const json** id_out, const json** method_out) {
   return Kind::kInvalid;
 }
 
-std::string idKey(const json& id) { return id.dump(); }
+std::string idKey(const json& id) { return serialize(id); }
 
 std::string_view toolOf(const json& message) {
   if (!message.is_object()) return {};

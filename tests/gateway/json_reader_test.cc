@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -87,6 +88,19 @@ TEST(JsonWriter, WritesWhatNlohmannWrites) {
     ASSERT_EQ(serialize(value), value.dump(-1, ' ', false, json::error_handler_t::replace))
         << ::testing::PrintToString(text);
   }
+  // Integers are written without nlohmann (request ids): the extremes too.
+  const json numbers = {std::numeric_limits<std::int64_t>::min(),
+                        std::numeric_limits<std::int64_t>::max(),
+                        std::numeric_limits<std::uint64_t>::max(),
+                        0,
+                        -1,
+                        std::uint64_t{10},
+                        -0.0,
+                        1e300,
+                        false};
+  EXPECT_EQ(serialize(numbers), numbers.dump());
+  for (const json& id : numbers) EXPECT_EQ(idKey(id), id.dump());
+  EXPECT_EQ(idKey(json("7")), "\"7\"");
 }
 
 // Mutations of real messages: bytes replaced, inserted and removed, drawn
