@@ -196,8 +196,8 @@ void LanePool::reapLocked(Clock::time_point now) {
   for (auto it = lanes_.begin(); it != lanes_.end();) {
     std::erase_if(it->second, [&](const std::shared_ptr<Lane>& lane) {
       if (lane->era == Era::kUnknown) return false;  // still starting
-      if (alive(*lane) && lane->in_flight == 0 && lane->idle_timeout.count() > 0 &&
-          now - lane->last_used >= lane->idle_timeout) {
+      if (alive(*lane) && lane->in_flight.load(std::memory_order_acquire) == 0 && lane->idle_timeout.count() > 0 &&
+          now - lane->last_used.load() >= lane->idle_timeout) {
         bool listened = false;
         {
           std::lock_guard listeners(lane->listeners_mu);
@@ -431,9 +431,10 @@ void LanePool::hold(const std::shared_ptr<Lane>& lane) {
 }
 
 void LanePool::release(const std::shared_ptr<Lane>& lane) {
-  std::lock_guard lock(mu_);
-  --lane->in_flight;
-  lane->last_used = Clock::now();
+  // No lock: the reaper reads last_used after in_flight, and a lane is only
+  // reaped with none in flight, so the time is always the new one then.
+  lane->last_used.store(Clock::now(), std::memory_order_relaxed);
+  lane->in_flight.fetch_sub(1, std::memory_order_release);
 }
 
 std::string LanePool::park(Ticket ticket) {

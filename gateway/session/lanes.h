@@ -12,6 +12,7 @@
 // request, the request is parked here under a ticket until the client's retry
 // brings the answers, or until it expires.
 
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -53,11 +54,13 @@ struct Lane {
   Era era = Era::kUnknown;
   EraChoice choice = EraChoice::kAuto;  // the server's `protocol:`
   modern::ServerOffer offer;  // what it declared (discover or initialize)
-  int in_flight = 0;          // LanePool::mu_
+  // Requests on it now. Taken under LanePool::mu_, given back without it
+  // (LanePool::release runs where a session delivers, under the session's lock).
+  std::atomic<int> in_flight{0};
   // The worker (io_context) its session runs on: a request from a connection
   // on the same worker stays on one thread (session/io_pool.h).
   const boost::asio::execution_context* worker = nullptr;
-  std::chrono::steady_clock::time_point last_used;
+  std::atomic<std::chrono::steady_clock::time_point> last_used{};
   std::chrono::milliseconds idle_timeout{0};  // pool.idle_timeout, else session.idle_timeout
   std::mutex listeners_mu;
   std::vector<Listener> listeners;  // listeners_mu

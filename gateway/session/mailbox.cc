@@ -76,10 +76,29 @@ void Mailbox::wake() {
   (void)wake_.try_send(boost::system::error_code{});
 }
 
+void Mailbox::sinkTo(std::shared_ptr<MailboxSink> sink) {
+  std::lock_guard lock(mu_);
+  sink_ = std::move(sink);
+}
+
+bool Mailbox::sunk(std::string& message, bool final) {
+  if (!sink_) return false;
+  if (sink_->take(message, final)) return true;
+  handOverLocked();
+  return false;
+}
+
+void Mailbox::handOverLocked() {
+  if (!sink_) return;
+  auto sink = std::move(sink_);
+  sink->handOver();
+}
+
 void Mailbox::push(std::string message) {
   {
     std::lock_guard lock(mu_);
     if (finished_ || abandoned_) return;
+    if (sunk(message, false)) return;
     enqueue(std::move(message), true);
   }
   wake();
@@ -89,8 +108,15 @@ void Mailbox::pushFinal(std::string message) {
   {
     std::lock_guard lock(mu_);
     if (finished_) return;
-    if (!abandoned_) enqueue(std::move(message), false);
-    if (finals_left_ > 0 && --finals_left_ == 0) finished_ = true;
+    const bool last = finals_left_ > 0 && --finals_left_ == 0;
+    if (last) finished_ = true;
+    if (!abandoned_) {
+      if (sunk(message, true)) {
+        if (last) sink_.reset();  // its work is done
+        return;
+      }
+      enqueue(std::move(message), false);
+    }
   }
   wake();
 }
@@ -99,6 +125,8 @@ void Mailbox::pushKeepalive() {
   {
     std::lock_guard lock(mu_);
     if (finished_ || abandoned_) return;
+    std::string keepalive;
+    if (sunk(keepalive, false)) return;
     enqueue({}, true);
   }
   wake();
@@ -107,6 +135,7 @@ void Mailbox::pushKeepalive() {
 void Mailbox::finish() {
   {
     std::lock_guard lock(mu_);
+    handOverLocked();
     finished_ = true;
   }
   wake();
@@ -116,6 +145,7 @@ void Mailbox::overflow(std::vector<std::string> last) {
   {
     std::lock_guard lock(mu_);
     if (finished_) return;
+    handOverLocked();
     dropQueue();
     for (auto& message : last) enqueue(std::move(message), false);
     finished_ = true;
@@ -125,6 +155,7 @@ void Mailbox::overflow(std::vector<std::string> last) {
 
 void Mailbox::abandon() {
   std::lock_guard lock(mu_);
+  handOverLocked();
   abandoned_ = true;
   dropQueue();
 }

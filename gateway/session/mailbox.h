@@ -27,6 +27,24 @@ struct QueueBudget {
   std::atomic<std::int64_t> bytes{0};
 };
 
+// Takes a mailbox's messages where they are pushed, instead of a coroutine
+// awaiting next(): for a consumer whose usual work is cheap enough to do on
+// the pusher's thread. take() runs under the mailbox's lock and often under
+// the pushing session's: it must not call back into the session or this
+// mailbox. It returns false to decline; the message (and everything after
+// it) is then queued for next() as if there were no sink, and the sink is
+// not called again.
+class MailboxSink {
+ public:
+  virtual ~MailboxSink() = default;
+  // One message ("" a keepalive; final: a response), taken or declined.
+  [[nodiscard]] virtual bool take(std::string& text, bool final) = 0;
+  // The mailbox stops calling take(): a message was declined, or the mailbox
+  // ends (finish, overflow, abandon) with no message taken. From now on
+  // next() is how its messages are read (under the mailbox's lock, too).
+  virtual void handOver() = 0;
+};
+
 class Mailbox {
  public:
   // streaming: the client accepts an SSE stream, so messages other than the
@@ -55,6 +73,9 @@ class Mailbox {
   // errors that end the stream) and finishes.
   void overflow(std::vector<std::string> last);
 
+  // Hands every message to `sink` from now on, until it declines one.
+  void sinkTo(std::shared_ptr<MailboxSink> sink);
+
   void push(std::string message);       // a message before the response(s)
   void pushFinal(std::string message);  // a response
   void pushKeepalive();                 // an empty event: keeps proxies and dead-peer checks honest
@@ -77,6 +98,9 @@ class Mailbox {
   };
   void wake();
   void enqueue(std::string message, bool intermediate);  // mu_ held
+  // Offers a message to the sink, if any (mu_ held): true when it took it.
+  bool sunk(std::string& message, bool final);
+  void handOverLocked();  // mu_ held: the sink, if any, hands over to next()
   void account(std::int64_t delta);                      // mu_ held
   void dropQueue();                                      // mu_ held
 
@@ -90,6 +114,7 @@ class Mailbox {
   std::size_t head_ = 0;
   std::size_t queued_bytes_ = 0;
   std::shared_ptr<QueueBudget> budget_;
+  std::shared_ptr<MailboxSink> sink_;
   std::chrono::steady_clock::time_point last_taken_;
   std::size_t finals_left_;
   bool finished_ = false;

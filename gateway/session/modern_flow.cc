@@ -3,6 +3,7 @@
 #include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 
 #include "gateway/mcp/json_scan.h"
@@ -326,6 +327,53 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
   }
 }
 
+// relay()'s usual case without its coroutine: the upstream mailbox's sink,
+// run where the lane's session delivers (on its strand, under its lock). A
+// plain final answer (plainAnswer) goes to the client's mailbox at once and
+// the lane is given back; anything else (progress, a server request, an
+// abandoned client, the server's end) hands the flow to relay(), which reads
+// that message and the rest from the mailbox. Nothing here calls the session.
+class PlainRelay final : public MailboxSink {
+ public:
+  PlainRelay(Flow flow, std::shared_ptr<Mailbox> out, asio::any_io_executor executor)
+      : upstream_(flow.upstream),
+        flow_(std::move(flow)),
+        out_(std::move(out)),
+        executor_(std::move(executor)) {
+    flow_.upstream.reset();  // the mailbox holds this sink: no cycle through it
+  }
+
+  bool take(std::string& text, bool /*final*/) override {
+    if (text.empty()) {
+      out_->pushKeepalive();
+      return true;
+    }
+    if (out_->abandoned()) return false;  // relay() cancels it upstream
+    auto plain = plainAnswer(flow_, text);
+    if (!plain) return false;
+    out_->pushFinal(std::move(*plain));
+    LanePool::instance().release(flow_.lane);
+    return true;
+  }
+
+  void handOver() override {
+    flow_.upstream = upstream_.lock();
+    if (!flow_.upstream) return;  // no one will ever push to it again
+    // Posted: co_spawn may start the coroutine inline, and relay() reads the
+    // mailbox whose lock this runs under.
+    asio::post(executor_, [executor = executor_, flow = std::move(flow_),
+                           out = std::move(out_)]() mutable {
+      asio::co_spawn(executor, relay(std::move(flow), std::move(out)), asio::detached);
+    });
+  }
+
+ private:
+  std::weak_ptr<Mailbox> upstream_;
+  Flow flow_;
+  std::shared_ptr<Mailbox> out_;
+  asio::any_io_executor executor_;
+};
+
 // The retry of a parked request: the client's inputResponses answer the
 // server's requests; what is still missing is asked again.
 std::expected<Flow, ModernReply> resume(Ticket ticket, const json& params, Flow flow) {
@@ -462,13 +510,16 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
   flow.method = method;
   flow.client = request.client;
   flow.identity = request.identity;
-  flow.capabilities =
-      params["_meta"].value(std::string(modern::kMetaClientCapabilities), json::object());
-  if (const json& meta = params["_meta"]; meta.is_object()) {
-    if (auto level = meta.find(modern::kMetaLogLevel); level != meta.end()) {
+  // The envelope was checked (modern::checkRequest): params and its _meta are objects.
+  if (const auto meta = params.find("_meta"); meta != params.end() && meta->is_object()) {
+    if (auto caps = meta->find(modern::kMetaClientCapabilities); caps != meta->end()) {
+      flow.capabilities = *caps;
+    }
+    if (auto level = meta->find(modern::kMetaLogLevel); level != meta->end()) {
       flow.envelope["params"]["_meta"][std::string(modern::kMetaLogLevel)] = *level;
     }
   }
+  if (!flow.capabilities.is_object()) flow.capabilities = json::object();
   // Per-client policy and DLP may change any result: no shared cache may
   // hand one client's to another.
   flow.shaped = config.dlp.enabled || !config.policies.empty() || request.generation->authenticator;
@@ -556,14 +607,18 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
     std::lock_guard lock(flow.lane->listeners_mu);
     flow.lane->listeners.push_back({flow.gateway_id, id, nullptr, out});
   }
-  if (sendToLane(*flow.lane->session, std::move(message), flow.upstream) ==
+  // The answer may come before sendToLane returns: the sink is there first.
+  const std::shared_ptr<Lane> lane_held = flow.lane;
+  const std::shared_ptr<Mailbox> upstream = flow.upstream;
+  upstream->sinkTo(std::make_shared<PlainRelay>(std::move(flow), out, executor));
+  if (sendToLane(*lane_held->session, std::move(message), upstream) ==
       ClientSession::Accepted::kClosed) {
-    pool.release(flow.lane);
+    upstream->sinkTo(nullptr);
+    pool.release(lane_held);
     co_return ModernReply{
         502, jsonrpc::errorResponse(id, jsonrpc::kUpstreamError,
                                     "the server's process ended; send the request again")};
   }
-  asio::co_spawn(executor, relay(std::move(flow), out), asio::detached);
   co_return std::nullopt;
 }
 

@@ -11,7 +11,10 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -113,6 +116,115 @@ TEST(MailboxConcurrency, OverflowWhileTheConnectionReadsEndsWithTheErrorsLast) {
   EXPECT_EQ(budget->bytes.load(), 0);
   mailbox.reset();
   EXPECT_EQ(Mailbox::queuedBytesAll(), 0);
+}
+
+// A sink that takes the first `keep` messages where they are pushed, then
+// declines one and hands the rest to a coroutine reading next() (as the
+// modern front's PlainRelay does).
+class CountingSink final : public MailboxSink {
+ public:
+  CountingSink(std::size_t keep, std::vector<std::string>& taken, std::function<void()> hand_over)
+      : keep_(keep), taken_(taken), hand_over_(std::move(hand_over)) {}
+  bool take(std::string& text, bool /*final*/) override {
+    if (taken_.size() >= keep_) return false;
+    taken_.push_back(std::move(text));
+    return true;
+  }
+  void handOver() override { hand_over_(); }
+
+ private:
+  std::size_t keep_;
+  std::vector<std::string>& taken_;  // the mailbox's lock guards it
+  std::function<void()> hand_over_;
+};
+
+// Producers push from their own threads while a sink takes what comes first
+// and then hands over to next() mid-stream: each message arrives once, in
+// each producer's order across the hand-over, and nothing stays counted.
+TEST(MailboxConcurrency, ASinkHandsOverMidStreamWithNothingLostOrReordered) {
+  constexpr int kProducers = 4;
+  constexpr int kEach = 3000;
+  asio::io_context io;
+  auto budget = std::make_shared<QueueBudget>();
+  auto mailbox = std::make_shared<Mailbox>(asio::make_strand(io), true, 0);
+  mailbox->chargeTo(budget);
+  std::vector<std::string> taken;
+  std::vector<std::string> read;
+  std::atomic<int> hand_overs{0};
+  bool finished = false;
+  auto reader = [&]() -> asio::awaitable<void> {
+    for (;;) {
+      Mailbox::Batch batch = co_await mailbox->next();
+      for (auto& m : batch.messages) read.push_back(std::move(m));
+      if (batch.finished) {
+        finished = true;
+        co_return;
+      }
+    }
+  };
+  mailbox->sinkTo(std::make_shared<CountingSink>(kProducers * kEach / 2, taken, [&] {
+    ++hand_overs;
+    // Posted, as the sink runs under the mailbox's lock.
+    asio::post(io, [&] { asio::co_spawn(io, reader(), asio::detached); });
+  }));
+  auto guard = asio::make_work_guard(io);
+  std::thread consumer([&] { io.run(); });
+  std::vector<std::thread> producers;
+  producers.reserve(kProducers);
+  for (int p = 0; p < kProducers; ++p) {
+    producers.emplace_back([&, p] {
+      for (int i = 0; i < kEach; ++i) mailbox->push(std::to_string(p) + ":" + std::to_string(i));
+    });
+  }
+  for (auto& t : producers) t.join();
+  mailbox->finish();
+  guard.reset();
+  consumer.join();
+  EXPECT_EQ(hand_overs.load(), 1);
+  EXPECT_TRUE(finished);
+  EXPECT_EQ(taken.size(), static_cast<std::size_t>(kProducers * kEach / 2));
+  std::map<int, int> next_of;
+  bool in_order = true;
+  for (const auto* part : {&taken, &read}) {
+    for (const std::string& m : *part) {
+      const auto colon = m.find(':');
+      const int producer = std::stoi(m.substr(0, colon));
+      const int seq = std::stoi(m.substr(colon + 1));
+      in_order = in_order && seq == next_of[producer];
+      next_of[producer] = seq + 1;
+    }
+  }
+  EXPECT_EQ(taken.size() + read.size(), static_cast<std::size_t>(kProducers * kEach));
+  EXPECT_TRUE(in_order);
+  EXPECT_EQ(budget->bytes.load(), 0);
+}
+
+// A sink that takes the one final response ends the mailbox and is let go;
+// finish() with a sink still there hands over, so a reader sees the end.
+TEST(MailboxConcurrency, ASinkIsLetGoAfterTheLastFinalAndHandsOverAtTheEnd) {
+  asio::io_context io;
+  std::vector<std::string> taken;
+  int hand_overs = 0;
+  auto done = std::make_shared<Mailbox>(io.get_executor(), false, 1);
+  auto sink = std::make_shared<CountingSink>(10, taken, [&] { ++hand_overs; });
+  std::weak_ptr<CountingSink> watch = sink;
+  done->sinkTo(std::move(sink));
+  done->pushFinal("the answer");
+  EXPECT_EQ(taken, std::vector<std::string>{"the answer"});
+  EXPECT_TRUE(watch.expired());  // no cycle through a finished mailbox
+  EXPECT_EQ(hand_overs, 0);
+
+  auto ended = std::make_shared<Mailbox>(io.get_executor(), false, 1);
+  ended->sinkTo(std::make_shared<CountingSink>(10, taken, [&] { ++hand_overs; }));
+  ended->finish();
+  EXPECT_EQ(hand_overs, 1);
+  bool finished = false;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> { finished = (co_await ended->next()).finished; },
+      asio::detached);
+  io.run();
+  EXPECT_TRUE(finished);
 }
 
 // One limiter shared by many threads writes at most its lines per window.
