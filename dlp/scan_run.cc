@@ -293,16 +293,19 @@ void Run::searchWhole(unsigned id, std::string_view text, std::string_view conte
 void Run::confirm(unsigned id, std::size_t to, std::string_view text, std::size_t base,
                   std::string_view context, std::vector<Hit>& out) {
   auto& t = tls;
-  if (t.stamp[id] == t.gen && base + to <= t.skip[id]) return;
-  const Rule& r = rs_.rules()[id];
-  if (!touch(id, r) || base + to <= t.skip[id]) return;
   const auto& cf = rs_.confirm(id);
+  const std::size_t hi = std::min(text.size(), to + cf.window);
+  // A pattern's report is its match's end; a keyword's report (keyword_gated) stands for every
+  // match in its window, so it is covered only once the whole window was searched.
+  const std::size_t reach = cf.keyword_gated ? hi : to;
+  if (t.stamp[id] == t.gen && base + reach <= t.skip[id]) return;
+  const Rule& r = rs_.rules()[id];
+  if (!touch(id, r) || base + reach <= t.skip[id]) return;
   std::size_t lo = std::max(t.covered[id] > base ? t.covered[id] - base : 0,
                             to > cf.window ? to - cf.window : 0);
-  const std::size_t hi = std::min(text.size(), to + cf.window);
   re2::StringPiece g[kMaxGroups];
   const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
-  for (int attempt = 0; attempt < kMaxConfirmAttempts; ++attempt) {
+  for (int attempt = 0; cf.keyword_gated || attempt < kMaxConfirmAttempts; ++attempt) {
     if (!cf.re->Match(piece(text), lo, hi, re2::RE2::UNANCHORED, g, ngroups)) {
       t.skip[id] = std::max(t.skip[id], base + hi);
       return;
@@ -313,8 +316,11 @@ void Run::confirm(unsigned id, std::size_t to, std::string_view text, std::size_
     t.covered[id] = base + resume;
     t.skip[id] = std::max(t.skip[id], base + me);
     accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
-    // A match ending before `to` was a different (earlier) one; look again after it.
-    if (me >= to || me == ms) return;
+    if (me == ms) return;
+    // A match ending before `to` was a different (earlier) one; look again after it. Near a
+    // keyword every match counts (a list of keys after one "hunter"): search on to the window's
+    // end, which is finite (RuleSet: the pattern's width, capped, plus the keyword's reach).
+    if (me >= to && !cf.keyword_gated) return;
     lo = resume;
   }
 }
