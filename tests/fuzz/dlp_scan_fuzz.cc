@@ -2,6 +2,7 @@
 // not JSON, on plain text). Properties: findings lie inside their string; redacting every finding
 // leaves valid JSON (strict UTF-8) in which a second scan finds nothing.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -48,10 +49,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const std::string redacted = dlp::redactText(input, found.items);
     // The same characters may stay elsewhere where no rule matched them (a token glued to a
-    // word): what must not stay is anything a rule finds in plain text.
+    // word): what must not stay is anything a rule finds in plain text. A marker is shorter
+    // than most secrets, so it can bring a key that was beyond a keyword's reach (256 bytes)
+    // within it: such a finding counts only if it is also left when each finding is masked in
+    // place (same length), where nothing moved.
     const auto left = scanner.scanText(redacted, dlp::Direction::kRequest, policy);
-    for (const auto& f : left.items) {
-      check(!f.decoded_by.empty(), "redacted text still holds a plain finding: " + f.rule->id);
+    const bool plain_left = std::ranges::any_of(
+        left.items, [](const dlp::Finding& f) { return f.decoded_by.empty(); });
+    if (plain_left) {
+      std::string masked(input);
+      for (const auto& f : found.items) {
+        std::fill(masked.begin() + static_cast<std::ptrdiff_t>(f.start),
+                  masked.begin() + static_cast<std::ptrdiff_t>(f.end), '*');
+      }
+      const auto still = scanner.scanText(masked, dlp::Direction::kRequest, policy);
+      for (const auto& f : still.items) {
+        check(!f.decoded_by.empty(), "redacted text still holds a plain finding: " + f.rule->id);
+      }
     }
     return 0;
   }
