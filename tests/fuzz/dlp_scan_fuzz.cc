@@ -48,11 +48,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(f.start < f.end && f.end <= input.size(), "a finding lies outside the text");
     }
     const std::string redacted = dlp::redactText(input, found.items);
-    // The same characters may stay elsewhere where no rule matched them (a token glued to a
-    // word): what must not stay is anything a rule finds in plain text. A marker is shorter
-    // than most secrets, so it can bring a key that was beyond a keyword's reach (256 bytes)
-    // within it: such a finding counts only if it is also left when each finding is masked in
-    // place (same length), where nothing moved.
+    // What must not stay is anything a rule finds in plain text that the first scan missed.
+    // Two effects of the edit itself are not misses, so a left-over finding is checked again
+    // with each finding masked in place (same length, nothing moves): a marker is shorter than
+    // most secrets and can bring a key that was beyond a keyword's reach (256 bytes) within
+    // it; and text glued to a secret (`TOKEN=abc` + `ghp\x5f...`) can match once the secret
+    // beside it is gone. Only a finding that is left with nothing moved and that neither
+    // overlaps nor touches a masked span is one the first scan missed.
     const auto left = scanner.scanText(redacted, dlp::Direction::kRequest, policy);
     const bool plain_left = std::ranges::any_of(
         left.items, [](const dlp::Finding& f) { return f.decoded_by.empty(); });
@@ -64,7 +66,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       const auto still = scanner.scanText(masked, dlp::Direction::kRequest, policy);
       for (const auto& f : still.items) {
-        check(!f.decoded_by.empty(), "redacted text still holds a plain finding: " + f.rule->id);
+        const bool beside = std::ranges::any_of(found.items, [&](const dlp::Finding& g) {
+          return f.start <= g.end && g.start <= f.end;
+        });
+        check(!f.decoded_by.empty() || beside,
+              "redacted text still holds a plain finding: " + f.rule->id);
       }
     }
     return 0;
