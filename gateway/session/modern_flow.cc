@@ -25,10 +25,6 @@ using nlohmann::json;
 
 namespace {
 
-// What a message the session has already parsed (within limits.max_json_depth)
-// may nest when the relay reads it again.
-constexpr std::uint32_t kReparseDepth = 1024;
-
 ModernReply invalidState(const json& id, std::string message, std::string_view reason) {
   return {400, jsonrpc::errorResponse(id, jsonrpc::kInvalidParams, message,
                                       json{{"gateway", "mcpgate"}, {"reason", reason}})};
@@ -46,11 +42,6 @@ std::string_view neededCapability(std::string_view method) {
 // MRTR may answer these (basic/patterns/mrtr.mdx, Supported Requests).
 bool mayRequireInput(std::string_view method) {
   return method == "tools/call" || method == "prompts/get" || method == "resources/read";
-}
-
-std::string nextGatewayId() {
-  static std::atomic<std::uint64_t> next{1};
-  return "mcpgate-" + std::to_string(next.fetch_add(1));
 }
 
 // One modern request in flight through a lane.
@@ -402,95 +393,12 @@ std::expected<Flow, ModernReply> resume(Ticket ticket, const json& params, Flow 
   return flow;
 }
 
-// Reads a legacy lane's GET stream (what its server sends outside any
-// request) for the lane's listen streams, while the session lives.
-awaitable<void> pumpLaneStream(std::shared_ptr<Lane> lane, std::shared_ptr<Mailbox> stream) {
-  for (;;) {
-    Mailbox::Batch batch = co_await stream->next();
-    for (const auto& text : batch.messages) {
-      if (text.empty()) continue;
-      json message = jsonrpc::parse(text, kReparseDepth).value_or(json());
-      const auto kind = jsonrpc::classify(message);
-      if (kind == jsonrpc::Kind::kNotification) {
-        (void)deliverToListeners(*lane, message);
-      } else if (kind == jsonrpc::Kind::kRequest) {
-        answerLane(*lane->session, message["id"], jsonrpc::kInvalidRequest,
-                   "mcpgate cannot ask a modern client outside one of its requests");
-      }
-    }
-    if (batch.finished) {
-      std::lock_guard lock(lane->listeners_mu);
-      lane->stream_open = false;
-      co_return;
-    }
-  }
-}
-
-json subscribeRequest(const json& uri) {
-  return {{"jsonrpc", "2.0"},
-          {"id", nextGatewayId()},
-          {"method", "resources/subscribe"},
-          {"params", {{"uri", uri}}}};
-}
-
-bool declares(const json& capabilities, const std::string& capability, const std::string& flag) {
-  auto it = capabilities.find(capability);
-  return it != capabilities.end() && it->is_object() && it->value(flag, false);
-}
-
-// subscriptions/listen for a legacy server: the gateway acknowledges what the
-// server can notify (its capabilities; a resource by resources/subscribe),
-// then hands the server's change notifications to the stream.
-awaitable<void> listenLegacy(Flow flow, json asked, std::shared_ptr<Mailbox> out) {
-  auto& pool = LanePool::instance();
-  Lane& lane = *flow.lane;
-  const json caps = lane.offer.capabilities;
-  json filter = json::object();
-  if (asked.is_object()) {
-    if (asked.value("toolsListChanged", false) && declares(caps, "tools", "listChanged")) {
-      filter["toolsListChanged"] = true;
-    }
-    if (asked.value("promptsListChanged", false) && declares(caps, "prompts", "listChanged")) {
-      filter["promptsListChanged"] = true;
-    }
-    if (asked.value("resourcesListChanged", false) && declares(caps, "resources", "listChanged")) {
-      filter["resourcesListChanged"] = true;
-    }
-    auto uris = asked.find("resourceSubscriptions");
-    if (uris != asked.end() && uris->is_array() && declares(caps, "resources", "subscribe")) {
-      json subscribed = json::array();
-      for (const auto& uri : *uris) {
-        if (!uri.is_string()) continue;
-        // Named, never a temporary inside the co_await expression (g++ 12).
-        json subscribe = subscribeRequest(uri);
-        auto answer = co_await askLane(*lane.session, std::move(subscribe));
-        if (answer && answer->find("\"result\"") != std::string::npos) subscribed.push_back(uri);
-      }
-      if (!subscribed.empty()) filter["resourceSubscriptions"] = std::move(subscribed);
-    }
-  }
-  const auto executor = co_await asio::this_coro::executor;
-  std::shared_ptr<Mailbox> stream;
-  {
-    std::lock_guard lock(lane.listeners_mu);
-    lane.listeners.push_back({"", flow.client_id, filter, out});
-    if (!lane.stream_open) {
-      stream = std::make_shared<Mailbox>(executor, true, 0);
-      lane.stream_open = lane.session->openStream(stream) == ClientSession::StreamResult::kOk;
-      if (!lane.stream_open) stream.reset();
-    }
-  }
-  if (stream) asio::co_spawn(executor, pumpLaneStream(flow.lane, stream), asio::detached);
-  pool.release(flow.lane);
-  json ack = {{"jsonrpc", "2.0"},
-              {"method", "notifications/subscriptions/acknowledged"},
-              {"params",
-               {{"_meta", {{std::string(modern::kMetaSubscriptionId), flow.client_id}}},
-                {"notifications", std::move(filter)}}}};
-  out->push(jsonrpc::serialize(ack));
-}
-
 }  // namespace
+
+std::string nextGatewayId() {
+  static std::atomic<std::uint64_t> next{1};
+  return "mcpgate-" + std::to_string(next.fetch_add(1));
+}
 
 awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Message message,
                                                   std::shared_ptr<Mailbox> out) {
@@ -582,7 +490,7 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
                                       "subscriptions/listen needs Accept: text/event-stream")};
     }
     json asked = params.value("notifications", json::object());
-    co_await listenLegacy(std::move(flow), std::move(asked), out);
+    co_await listenLegacy(std::move(flow.lane), std::move(flow.client_id), std::move(asked), out);
     co_return std::nullopt;
   }
   if (flow.lane->era == Era::kLegacy) {

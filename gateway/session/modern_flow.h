@@ -52,6 +52,9 @@ struct ModernReply {
 // (nullopt) goes to `out` with whatever the server sends before it (progress, an
 // InputRequiredResult, a listen stream's notifications); `out` takes one
 // final message.
+// A fresh id the gateway gives a request it sends a lane's server ("mcpgate-N").
+[[nodiscard]] std::string nextGatewayId();
+
 [[nodiscard]] boost::asio::awaitable<std::optional<ModernReply>> serveModern(
     ModernRequest request, mcp::Message message, std::shared_ptr<Mailbox> out);
 
