@@ -12,8 +12,9 @@
 namespace mcpgate::dlp::detail {
 namespace {
 
-// RE2 retries on one reported end: an earlier real match can sit in the window before it.
-constexpr int kMaxConfirmAttempts = 4;
+// RE2 retries on one reported end: an earlier real match can sit in the window before it, and
+// the first search may start inside the rule's previous match (see Run::confirm).
+constexpr int kMaxConfirmAttempts = 5;
 // Submatch slots: secret_group is limited to 9 in checkRule's callers.
 constexpr int kMaxGroups = 10;
 
@@ -25,7 +26,7 @@ struct ThreadState {
   HsScratch scratch;
   std::string prepared_for;  // RuleSet::hash() the scratch was last checked against
   std::vector<std::uint32_t> stamp;
-  std::vector<std::size_t> covered;  // end of the last match found for the rule
+  std::vector<std::size_t> searched;  // one past the start of the rule's last match
   std::vector<std::size_t> skip;     // reported ends up to here need no RE2 run
   std::uint32_t gen = 0;
   std::vector<std::pair<std::size_t, std::size_t>> windows;  // gated database's windows
@@ -48,7 +49,7 @@ bool prepareThread(const RuleSet& rs) {
   }
   if (t.stamp.size() < rs.size()) {
     t.stamp.resize(rs.size(), 0);
-    t.covered.resize(rs.size(), 0);
+    t.searched.resize(rs.size(), 0);
     t.skip.resize(rs.size(), 0);
   }
   return true;
@@ -241,7 +242,7 @@ bool Run::touch(unsigned id, const Rule& r) {
   auto& t = tls;
   if (t.stamp[id] != t.gen) {
     t.stamp[id] = t.gen;
-    t.covered[id] = 0;
+    t.searched[id] = 0;
     t.skip[id] = 0;
   }
   if ((!reportsAlone(r, dir_, policy_) &&
@@ -301,7 +302,11 @@ void Run::confirm(unsigned id, std::size_t to, std::string_view text, std::size_
   if (t.stamp[id] == t.gen && base + reach <= t.skip[id]) return;
   const Rule& r = rs_.rules()[id];
   if (!touch(id, r) || base + reach <= t.skip[id]) return;
-  std::size_t lo = std::max(t.covered[id] > base ? t.covered[id] - base : 0,
+  // The search starts just after the previous match's start, not after its end: a match can
+  // begin inside the one before it (`export ` inside the previous value of
+  // `(?:^|export )TOKEN=(\S{12,})`), and starting after the end would lose it. Starting
+  // there finds the previous match's tail again at worst, which costs one more attempt.
+  std::size_t lo = std::max(t.searched[id] > base ? t.searched[id] - base : 0,
                             to > cf.window ? to - cf.window : 0);
   re2::StringPiece g[kMaxGroups];
   const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
@@ -313,7 +318,7 @@ void Run::confirm(unsigned id, std::size_t to, std::string_view text, std::size_
     const std::size_t ms = static_cast<std::size_t>(g[0].data() - text.data());
     const std::size_t me = ms + g[0].size();
     const std::size_t resume = resumeAfter(text, ms, me, g[ngroups - 1]);
-    t.covered[id] = base + resume;
+    t.searched[id] = base + ms + 1;
     t.skip[id] = std::max(t.skip[id], base + me);
     accept(id, r, cf, text, ms, me, g[ngroups - 1], context, out);
     if (me == ms) return;
