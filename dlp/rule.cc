@@ -457,12 +457,62 @@ std::unique_ptr<re2::RE2> compileRe2(const Rule& r) {
   return std::make_unique<re2::RE2>(re2Pattern(r), re2Options(r));
 }
 
+namespace {
+
+// Where `p` has a repeat count written with a leading zero (`{06}`, `{1,020}`), or npos. RE2
+// reads such a brace as literal text and Hyperscan as a repeat, so the two engines would match
+// different things.
+std::size_t leadingZeroRepeat(std::string_view p) {
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
+      if (i + 1 < p.size() && p[i + 1] == ']') ++i;
+    } else if (c == '{') {
+      const auto close = p.find('}', i);
+      if (close == std::string_view::npos) return std::string_view::npos;
+      const auto body = p.substr(i + 1, close - i - 1);
+      if (!body.empty() && std::ranges::all_of(body, [](char x) {
+            return (x >= '0' && x <= '9') || x == ',';
+          })) {
+        for (std::size_t k = 0; k + 1 < body.size(); ++k) {
+          const bool starts = k == 0 || body[k - 1] == ',';
+          if (starts && body[k] == '0' && body[k + 1] >= '0' && body[k + 1] <= '9') return i;
+        }
+      }
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 std::expected<void, Error> checkRule(const Rule& r) {
   const auto prefix = r.where() + ": rule '" + r.id + "': ";
   if (r.is_detector) {
     if (r.threshold <= 0) return std::unexpected(Error{prefix + "a detector needs a threshold"});
     if (!r.pattern.empty()) return std::unexpected(Error{prefix + "a detector has no pattern"});
     return {};
+  }
+  if (const auto at = leadingZeroRepeat(r.pattern); at != std::string_view::npos) {
+    return std::unexpected(Error{prefix + "the repeat count at index " + std::to_string(at) +
+                                 " has a leading zero (RE2 reads it as text, Hyperscan as a "
+                                 "repeat): write it without the zero"});
+  }
+  // RE2 refuses repeats over 1000 and programs over its memory budget in microseconds; Hyperscan
+  // takes seconds and a gigabyte to refuse `(?:\d[ -]?){6819}` (the rule_load fuzzer's slowest
+  // inputs), so those two errors are asked of RE2 first. Other errors keep Hyperscan's message,
+  // which says where in the pattern it is.
+  const auto re = compileRe2(r);
+  if (re->error_code() == re2::RE2::ErrorRepeatSize ||
+      re->error_code() == re2::RE2::ErrorPatternTooLarge) {
+    return std::unexpected(Error{prefix + "RE2 rejects the pattern: " + re->error()});
   }
   hs_expr_info_t* raw_info = nullptr;
   hs_compile_error_t* raw_err = nullptr;
@@ -482,6 +532,11 @@ std::expected<void, Error> checkRule(const Rule& r) {
     hs_expr_info_t* raw_pre = nullptr;
     hs_compile_error_t* raw_pre_err = nullptr;
     const std::string pre_expr = hsScanExpression(r);
+    const re2::RE2 pre_re(pre_expr, re2Options(r));
+    if (pre_re.error_code() == re2::RE2::ErrorRepeatSize ||
+        pre_re.error_code() == re2::RE2::ErrorPatternTooLarge) {
+      return std::unexpected(Error{prefix + "RE2 rejects the prefilter: " + pre_re.error()});
+    }
     if (hs_expression_info(pre_expr.c_str(), hsFlags(r), &raw_pre, &raw_pre_err) != HS_SUCCESS) {
       const HsCompileError err(raw_pre_err);
       return std::unexpected(Error{
@@ -506,7 +561,6 @@ std::expected<void, Error> checkRule(const Rule& r) {
                                    std::to_string(kMaxGateReach) + " bytes together)"});
     }
   }
-  const auto re = compileRe2(r);
   if (!re->ok()) return std::unexpected(Error{prefix + "RE2 rejects the pattern: " + re->error()});
   if (r.secret_group > 9) return std::unexpected(Error{prefix + "secret_group must be 0..9"});
   if (r.secret_group > re->NumberOfCapturingGroups()) {

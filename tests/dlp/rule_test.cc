@@ -97,6 +97,31 @@ TEST(RuleLoad, RejectsPatternsOnlyOneEngineAccepts) {
   EXPECT_NE(backref.find("pack.yaml:2: rule 'a':"), std::string::npos) << backref;
 }
 
+// A repeat over RE2's 1000 is refused at once, not after Hyperscan spends a second and a
+// gigabyte on it (the rule_load fuzzer's slowest inputs were such patterns).
+TEST(RuleLoad, HugeRepeatsAreRefusedWithTheLimitNamed) {
+  const auto big = loadError("rules:\n  - id: card\n    pattern: '\\b(?:\\d[ -]?){6819}\\b'\n");
+  EXPECT_NE(big.find("pack.yaml:2: rule 'card': RE2 rejects the pattern: invalid repetition size: {6819}"),
+            std::string::npos)
+      << big;
+  // RE2 reads `{06819}` as text (no leading zeros), Hyperscan as a repeat: refused by name.
+  EXPECT_EQ(loadError("rules:\n  - id: card\n    pattern: '(?:\\d[ -]?){06819}'\n"),
+            "pack.yaml:2: rule 'card': the repeat count at index 11 has a leading zero (RE2 reads "
+            "it as text, Hyperscan as a repeat): write it without the zero");
+  EXPECT_NE(loadError("rules:\n  - id: a\n    pattern: 'x{1,02}'\n").find("leading zero"),
+            std::string::npos);
+  // A zero alone, a brace of text and a brace in a class are fine.
+  for (const char* ok : {"x{0,2}y", "x[{01}]", "x\\{01}", "a{x01}"}) {
+    EXPECT_TRUE(loadRuleText(std::string("rules:\n  - id: a\n    pattern: '") + ok + "'\n",
+                             "pack.yaml"))
+        << ok;
+  }
+  const auto pre = loadError(
+      "rules:\n  - id: card\n    pattern: 'x[0-9]{12}'\n    prefilter: 'x(?:[0-9]-?){5000}'\n");
+  EXPECT_NE(pre.find("pack.yaml:2: rule 'card': RE2 rejects the prefilter"), std::string::npos)
+      << pre;
+}
+
 TEST(RuleSetLoad, DuplicateIdsAcrossFilesNameBothPlaces) {
   auto a = loadRuleText("rules:\n  - id: dup\n    pattern: 'abc'\n", "a.yaml");
   auto b = loadRuleText("rules:\n\n  - id: dup\n    pattern: 'abd'\n", "b.yaml");
