@@ -478,9 +478,8 @@ std::size_t leadingZeroRepeat(std::string_view p) {
       const auto close = p.find('}', i);
       if (close == std::string_view::npos) return std::string_view::npos;
       const auto body = p.substr(i + 1, close - i - 1);
-      if (!body.empty() && std::ranges::all_of(body, [](char x) {
-            return (x >= '0' && x <= '9') || x == ',';
-          })) {
+      if (!body.empty() &&
+          std::ranges::all_of(body, [](char x) { return (x >= '0' && x <= '9') || x == ','; })) {
         for (std::size_t k = 0; k + 1 < body.size(); ++k) {
           const bool starts = k == 0 || body[k - 1] == ',';
           if (starts && body[k] == '0' && body[k + 1] >= '0' && body[k + 1] <= '9') return i;

@@ -27,7 +27,7 @@ struct ThreadState {
   std::string prepared_for;  // RuleSet::hash() the scratch was last checked against
   std::vector<std::uint32_t> stamp;
   std::vector<std::size_t> searched;  // one past the start of the rule's last match
-  std::vector<std::size_t> skip;     // reported ends up to here need no RE2 run
+  std::vector<std::size_t> skip;      // reported ends up to here need no RE2 run
   std::uint32_t gen = 0;
   std::vector<std::pair<std::size_t, std::size_t>> windows;  // gated database's windows
 };

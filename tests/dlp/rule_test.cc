@@ -101,8 +101,10 @@ TEST(RuleLoad, RejectsPatternsOnlyOneEngineAccepts) {
 // gigabyte on it (the rule_load fuzzer's slowest inputs were such patterns).
 TEST(RuleLoad, HugeRepeatsAreRefusedWithTheLimitNamed) {
   const auto big = loadError("rules:\n  - id: card\n    pattern: '\\b(?:\\d[ -]?){6819}\\b'\n");
-  EXPECT_NE(big.find("pack.yaml:2: rule 'card': RE2 rejects the pattern: invalid repetition size: {6819}"),
-            std::string::npos)
+  EXPECT_NE(
+      big.find(
+          "pack.yaml:2: rule 'card': RE2 rejects the pattern: invalid repetition size: {6819}"),
+      std::string::npos)
       << big;
   // RE2 reads `{06819}` as text (no leading zeros), Hyperscan as a repeat: refused by name.
   EXPECT_EQ(loadError("rules:\n  - id: card\n    pattern: '(?:\\d[ -]?){06819}'\n"),
@@ -112,8 +114,8 @@ TEST(RuleLoad, HugeRepeatsAreRefusedWithTheLimitNamed) {
             std::string::npos);
   // A zero alone, a brace of text and a brace in a class are fine.
   for (const char* ok : {"x{0,2}y", "x[{01}]", "x\\{01}", "a{x01}"}) {
-    EXPECT_TRUE(loadRuleText(std::string("rules:\n  - id: a\n    pattern: '") + ok + "'\n",
-                             "pack.yaml"))
+    EXPECT_TRUE(
+        loadRuleText(std::string("rules:\n  - id: a\n    pattern: '") + ok + "'\n", "pack.yaml"))
         << ok;
   }
   const auto pre = loadError(

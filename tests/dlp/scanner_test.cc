@@ -247,11 +247,10 @@ TEST(Scanner, KeywordGatedRulesFindTheirKeywordInTextOrKey) {
 // keyword, and a second scan found a key the first had let through).
 TEST(Scanner, EveryKeyNearOneKeywordIsFoundNotOnlyTheFirst) {
   const Scanner s(shippedRules());
-  const std::vector<std::string> keys = {"re8jwk48k8issccxiqg6ad4lr2ecmrki8cj2haoy",
-                                         "ufymuwddgqpkefae2oov4ecxu8lgopvur6zndadv",
-                                         "4e6344326d45663948674a34735hp07536516958",
-                                         "q9w8e7r6t5y4u3i2o1p0a9s8d7f6g5h4j3k2l1z0",
-                                         "mnbvcxzlkjhgfdsapoiuytrewq1234567890abcd"};
+  const std::vector<std::string> keys = {
+      "re8jwk48k8issccxiqg6ad4lr2ecmrki8cj2haoy", "ufymuwddgqpkefae2oov4ecxu8lgopvur6zndadv",
+      "4e6344326d45663948674a34735hp07536516958", "q9w8e7r6t5y4u3i2o1p0a9s8d7f6g5h4j3k2l1z0",
+      "mnbvcxzlkjhgfdsapoiuytrewq1234567890abcd"};
   std::string text = "hunter keys:";
   for (const auto& key : keys) text += " " + key + ",";
   const auto found = s.scanText(text, Direction::kRequest);
@@ -261,8 +260,8 @@ TEST(Scanner, EveryKeyNearOneKeywordIsFoundNotOnlyTheFirst) {
   }
   EXPECT_EQ(hunter, keys.size()) << text;
   // The same after a second keyword report inside the first one's window.
-  const auto twice = s.scanText("hunter " + keys[0] + " hunter " + keys[1] + " " + keys[2],
-                                Direction::kRequest);
+  const auto twice =
+      s.scanText("hunter " + keys[0] + " hunter " + keys[1] + " " + keys[2], Direction::kRequest);
   hunter = 0;
   for (const auto& f : twice.items) {
     if (f.rule->id == "hunter-api-key") ++hunter;
