@@ -24,7 +24,9 @@ struct Outgoing {
   bool initialized = false;  // notifications/initialized
   // A modern message: its request metadata headers (it belongs to no session).
   std::optional<ModernHeaders> modern;
-  std::string cancels;  // a modern notifications/cancelled: the id key it names
+  // A notifications/cancelled: the id key it names. Modern, or naming a modern request in
+  // flight (the gateway's own cancel carries no envelope), it closes that request's stream.
+  std::string cancels;
   mutable StreamResume resume;  // SEP-1699: set by the round trips that read its streams
 };
 
@@ -42,8 +44,8 @@ inline Outgoing describe(const mcp::Message& message) {
   if (out.modern) {
     out.initialize = false;
     out.initialized = false;
-    out.cancels = cancelledRequest(message);
   }
+  out.cancels = cancelledRequest(message);
   return out;
 }
 

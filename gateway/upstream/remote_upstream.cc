@@ -39,8 +39,8 @@ using nlohmann::json;
 using tcp = asio::ip::tcp;
 using remote::closeConnection;
 using remote::Connection;
-using remote::Failure;
 using remote::describe;
+using remote::Failure;
 using remote::Outgoing;
 
 // Connections kept open for the next request. More are opened while more
@@ -79,7 +79,9 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   void send(mcp::Message message) override {
     if (terminating_) return;
     Outgoing outgoing = describe(message);
-    if (!outgoing.cancels.empty()) {
+    if (!outgoing.cancels.empty() && (outgoing.modern || open_.contains(outgoing.cancels))) {
+      // A modern request is cancelled by closing its stream; a modern client's front sends
+      // the gateway's own notifications/cancelled, without the envelope, for the same.
       cancel(outgoing.cancels);
       return;
     }
@@ -92,8 +94,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
         // wait: refuse rather than buffer without end.
         outgoing.initialize = false;  // refusing this one must not end the session
         fail(outgoing, Failure{"too many messages sent before MCP server '" + options_.server +
-                                  "' answered initialize",
-                              "upstream_not_initialized"});
+                                   "' answered initialize",
+                               "upstream_not_initialized"});
         return;
       }
       held_.push_back(std::move(message));
@@ -128,7 +130,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
     co_return connected;
   }
 
-  void prepare(http::request<http::string_body>& request, const Outgoing* outgoing = nullptr) const {
+  void prepare(http::request<http::string_body>& request,
+               const Outgoing* outgoing = nullptr) const {
     request.version(11);
     request.target(remote_.target);
     request.set(http::field::host, host_header_);
@@ -139,7 +142,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
       request.set("MCP-Protocol-Version", outgoing->modern->protocol_version);
       request.set("Mcp-Method", outgoing->modern->method);
       if (outgoing->modern->name) request.set("Mcp-Name", *outgoing->modern->name);
-      for (const auto& [name, value] : outgoing->modern->params) request.set("Mcp-Param-" + name, value);
+      for (const auto& [name, value] : outgoing->modern->params)
+        request.set("Mcp-Param-" + name, value);
       return;
     }
     if (!session_id_.empty()) request.set("Mcp-Session-Id", session_id_);
@@ -270,9 +274,11 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   bool inspect(const mcp::Message& message, const Outgoing& outgoing) {
     if (!remote::answers(message, outgoing)) return false;
     if (outgoing.initialize) {
-      if (auto version = remote::negotiatedVersion(message)) protocol_version_ = std::move(*version);
+      if (auto version = remote::negotiatedVersion(message))
+        protocol_version_ = std::move(*version);
     }
-    if (outgoing.modern && outgoing.method == "tools/list") remote::learnParamHeaders(message, tools_);
+    if (outgoing.modern && outgoing.method == "tools/list")
+      remote::learnParamHeaders(message, tools_);
     return true;
   }
 
@@ -429,7 +435,7 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
         if (fits) body.append(piece);
       } else {
         dropped += piece.size();
-        if (dropped > limit) break;  // not worth reading to the end; not kept alive
+        if (dropped > limit) break;               // not worth reading to the end; not kept alive
         if (outgoing.modern) body.append(piece);  // its error may be the answer
       }
       if (!fits) {
@@ -532,7 +538,8 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
           {options_.grace, request_timeout_,
            std::chrono::duration_cast<std::chrono::milliseconds>(kMaxDeleteWait)});
       boost::system::error_code ec;
-      if (connected) ec = co_await remote::sendAndDrop(**connected, request, kMaxErrorBodyBytes, wait);
+      if (connected)
+        ec = co_await remote::sendAndDrop(**connected, request, kMaxErrorBodyBytes, wait);
       if (ec) {
         log::debug("remote session DELETE failed",
                    {{"server", options_.server}, {"error", ec.message()}});
@@ -554,12 +561,12 @@ class RemoteUpstream final : public Upstream, public std::enable_shared_from_thi
   std::string session_id_;
   std::string protocol_version_;
   std::vector<std::unique_ptr<Connection>> idle_;
-  std::set<Connection*> active_;  // closed by terminate()
-  remote::ToolParamHeaders tools_;            // x-mcp-header annotations, by tool name
+  std::set<Connection*> active_;             // closed by terminate()
+  remote::ToolParamHeaders tools_;           // x-mcp-header annotations, by tool name
   std::map<std::string, Connection*> open_;  // modern requests in flight, by id key
   std::set<std::string> cancelled_;          // of those, closed by a cancellation
-  bool initializing_ = false;     // an initialize is waiting for its answer
-  std::deque<mcp::Message> held_;  // what the client sent meanwhile
+  bool initializing_ = false;                // an initialize is waiting for its answer
+  std::deque<mcp::Message> held_;            // what the client sent meanwhile
   bool terminating_ = false;
   bool reported_ = false;
   bool stream_started_ = false;

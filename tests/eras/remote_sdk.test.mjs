@@ -135,7 +135,7 @@ async function dlp(client, gateway) {
 // Every POST the gateway sent since `from` is a modern one: the version,
 // method and (for tools/call) name headers, and no session.
 function assertModernPosts(remote, from = 0) {
-  const seen = remote.log().slice(from);
+  const seen = remote.log().slice(from).filter((r) => !r.event);
   assert.ok(seen.length > 0, 'the remote saw no request');
   for (const request of seen) {
     assert.equal(request.method, 'POST', `the gateway sent ${request.method} (no GET stream, no DELETE)`);
@@ -145,6 +145,25 @@ function assertModernPosts(remote, from = 0) {
     if (request.mcpMethod === 'tools/call') assert.ok(request.mcpName, JSON.stringify(request));
   }
   return seen;
+}
+
+// A 10 s progress call given up on at its first progress notification: the call is refused
+// at the client, and the remote sees that request's response closed long before it would end.
+async function cancelledCall(client, remote, label) {
+  const from = remote.log().length;
+  const controller = new AbortController();
+  let steps = 0;
+  const pending = call(client, {name: 'progress', arguments: {steps: 100, ms: 100}},
+      {signal: controller.signal, onprogress: () => {
+        if (++steps === 1) controller.abort();
+      }});
+  await assert.rejects(pending);
+  assert.equal(steps, 1, `${label}: progress after the cancellation`);
+  const aborted = () => remote.log().slice(from)
+      .some((r) => r.event === 'aborted' && r.mcpMethod === 'tools/call' && r.mcpName === 'progress');
+  assert.ok(await waitFor(aborted, {timeoutMs: 5000}),
+      `${label}: the remote's progress request was not closed: ${JSON.stringify(remote.log().slice(from))}`);
+  assert.equal(textOf(await call(client, {name: 'echo', arguments: {text: 'after'}})), 'echo: after');
 }
 
 let modern;
@@ -214,6 +233,11 @@ describe('legacy clients -> mcpgate -> modern remote (bridged)', () => {
     }
   });
 
+  test('SDK 1.x cancels a call: the gateway closes its request to the remote', async (t) => {
+    const gateway = await gatewayFor({modern: {url: modern.url}});
+    await cancelledCall(await connect(t, v1Client(), gateway.url('modern')), modern, 'SDK 1.x');
+  });
+
   test('protocol: legacy on a url server skips the probe: the modern-only remote refuses',
       async (t) => {
         const gateway = await gatewayFor({modern: {url: modern.url, protocol: 'legacy'}});
@@ -233,6 +257,12 @@ describe('modern clients -> mcpgate -> modern remote (passed through)', () => {
       assertModernPosts(modern, from);
     });
   }
+
+  test('the pinned v2 client cancels a call: its request to the remote is closed', async (t) => {
+    const gateway = await gatewayFor({modern: {url: modern.url}});
+    await cancelledCall(await connect(t, v2Client({pin: '2026-07-28'}), gateway.url('modern')),
+        modern, 'v2 pinned');
+  });
 
   test('the pinned v2 client to the dual-era remote, and DLP both ways', async (t) => {
     const gateway = await gatewayFor({dual: {url: dual.url}}, ['dlp: {default_action: {request: block}}']);

@@ -31,7 +31,8 @@
 // V2_SERVER_RECORD=FILE appends one line per tool call ("<tool> <era>") to FILE.
 // V2_SERVER_HTTP_LOG=FILE (--http) appends one JSON line per HTTP request to
 // FILE: {method, version, mcpMethod, mcpName, session} from its headers and
-// `client`, the clientInfo name in the body's envelope.
+// `client`, the clientInfo name in the body's envelope; and {event: 'aborted', method,
+// mcpMethod, mcpName, id} when the client closes a response before its end.
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -251,6 +252,14 @@ if (flag('--http')) {
       fs.appendFileSync(httpLog, JSON.stringify({method: req.method,
         version: header('mcp-protocol-version'), mcpMethod: header('mcp-method'),
         mcpName: header('mcp-name'), session: header('mcp-session-id'), client}) + '\n');
+      // A response closed before it was finished: the client (the gateway) went away, which on
+      // a modern connection is how a request is cancelled.
+      res.on('close', () => {
+        if (!res.writableFinished) {
+          fs.appendFileSync(httpLog, JSON.stringify({event: 'aborted', method: req.method,
+            mcpMethod: header('mcp-method'), mcpName: header('mcp-name'), id: body?.id ?? null}) + '\n');
+        }
+      });
       node(req, res, body);
     });
   });
