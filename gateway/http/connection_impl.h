@@ -8,12 +8,17 @@
 // (connection_tls.cc, connection_tls_write.cc, connection_tls_events.cc).
 // Everything else is the Endpoint's.
 
+#include <sys/socket.h>
+
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cerrno>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -106,7 +111,7 @@ struct Exchange {
 // the Endpoint's. Only the connection_tls*.cc files instantiate the TLS one,
 // so only they include the TLS headers.
 template <typename Stream>
-class Connection {
+class Connection final : public PeerWatch {
   static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
 
  public:
@@ -118,7 +123,43 @@ class Connection {
 
   awaitable<void> run();
 
+  // Waits for the socket to turn readable while the answer is awaited or streamed; a peer that
+  // closed (EOF, a reset, a TLS alert) abandons the mailbox. Data (a pipelined request) ends
+  // the watch: it is read with the next request. Handlers run on the socket's strand, as the
+  // connection's coroutine does.
+  void abandonOnClose(std::weak_ptr<Mailbox> mailbox) override {
+    watched_ = std::move(mailbox);
+    armWatch();
+  }
+
  private:
+  void armWatch() {
+    lowest().socket().async_wait(
+        tcp::socket::wait_read,
+        asio::bind_cancellation_slot(
+            watch_cancel_.slot(),
+            [this, alive = std::weak_ptr<char>(alive_)](const boost::system::error_code& ec) {
+              if (ec || alive.expired() || watched_.expired()) return;
+              char first = 0;
+              const ssize_t n =
+                  ::recv(lowest().socket().native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+              if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+                armWatch();
+                return;
+              }
+              // 0x15: a TLS alert record (close_notify, or a fatal alert): the client is done.
+              const bool closed = n <= 0 || (kTls && first == 0x15);
+              if (!closed) return;
+              if (auto mailbox = watched_.lock()) mailbox->abandon();
+              watched_.reset();
+            }));
+  }
+  void stopWatch() {
+    if (watched_.expired()) return;
+    watched_.reset();
+    watch_cancel_.emit(asio::cancellation_type::terminal);
+  }
+
   static Stream makeStream(tcp::socket socket, asio::ssl::context* tls) {
     if constexpr (kTls) {
       return Stream(beast::tcp_stream(std::move(socket)), *tls);
@@ -159,6 +200,11 @@ class Connection {
   Endpoint endpoint_;
   // For /metrics: when the request being answered was read.
   std::chrono::steady_clock::time_point request_started_;
+  // abandonOnClose(): the mailbox watched, the wait's cancellation, and what the wait's
+  // handler checks first (the connection may have ended before it runs).
+  std::weak_ptr<Mailbox> watched_;
+  asio::cancellation_signal watch_cancel_;
+  std::shared_ptr<char> alive_ = std::make_shared<char>();
 };
 
 inline void logConnectionFailure(std::exception_ptr e) {

@@ -29,6 +29,7 @@ awaitable<void> Connection<Stream>::run() {
     Exchange exchange = co_await readAndAnswer(buffer);
     if (exchange.close_quietly) break;
     const bool again = co_await send(exchange);
+    stopWatch();
     if (!again) break;
   }
   if constexpr (kTls) {
@@ -90,6 +91,7 @@ awaitable<Exchange> Connection<Stream>::readAndAnswer(beast::flat_buffer& buffer
         /*keep_alive=*/false};
   }
   HttpRequest in = endpointRequest(req);
+  in.peer = this;
   Answer answer = co_await endpoint_.handle(in);
   const auto* reply = std::get_if<Reply>(&answer.plan);
   const bool keep_alive = req.keep_alive() && (reply == nullptr || !reply->close);

@@ -29,6 +29,16 @@ namespace mcpgate::gateway {
 
 using HttpStatus = boost::beast::http::status;
 
+// What the transport offers to learn that the client went away while its answer is awaited
+// (not only when a write fails): a modern client cancels a request by closing its stream.
+class PeerWatch {
+ public:
+  virtual ~PeerWatch() = default;
+  // From now until this request's answer is sent: if the client closes the connection,
+  // `mailbox` is abandoned (Mailbox::abandon()).
+  virtual void abandonOnClose(std::weak_ptr<Mailbox> mailbox) = 0;
+};
+
 // The parts of a request the endpoint looks at. The views point into the
 // transport's request, which outlives the call.
 struct HttpRequest {
@@ -48,6 +58,7 @@ struct HttpRequest {
   std::optional<std::string_view> mcp_name;    // Mcp-Name
   std::vector<std::pair<std::string_view, std::string_view>> mcp_params;
   std::string body;
+  PeerWatch* peer = nullptr;  // the transport's, when it can watch
 };
 
 // A whole answer: status, headers, body.

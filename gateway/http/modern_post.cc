@@ -92,6 +92,8 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, mcp::Message
                         post.client,     post.identity, post.accepts_sse,
                         nullptr,         &sessions};
   auto out = std::make_shared<Mailbox>(co_await asio::this_coro::executor, post.accepts_sse, 1);
+  // Closing the stream is a modern client's cancellation: heard even while nothing is written.
+  if (post.req.peer != nullptr) post.req.peer->abandonOnClose(out);
   std::optional<ModernReply> now =
       co_await serveModern(std::move(request), std::move(message), out);
   if (now) co_return Reply{static_cast<Status>(now->http_status), std::move(now->body), ""};

@@ -154,10 +154,41 @@ void Mailbox::overflow(std::vector<std::string> last) {
 }
 
 void Mailbox::abandon() {
-  std::lock_guard lock(mu_);
-  handOverLocked();
-  abandoned_ = true;
-  dropQueue();
+  std::vector<std::weak_ptr<Mailbox>> tell;
+  {
+    std::lock_guard lock(mu_);
+    handOverLocked();
+    abandoned_ = true;
+    dropQueue();
+    tell = std::move(tell_);
+    tell_.clear();
+  }
+  wake();  // a reader waiting in next() ends (the peer watch abandons from outside it)
+  // Outside the lock: a sink of the other mailbox reads this one under that one's lock.
+  for (const auto& weak : tell) {
+    if (auto reader = weak.lock()) reader->interrupt();
+  }
+}
+
+void Mailbox::tellWhenAbandoned(const std::shared_ptr<Mailbox>& reader) {
+  {
+    std::lock_guard lock(mu_);
+    if (!abandoned_) {
+      std::erase_if(tell_, [](const std::weak_ptr<Mailbox>& w) { return w.expired(); });
+      tell_.push_back(reader);
+      return;
+    }
+  }
+  reader->interrupt();
+}
+
+void Mailbox::interrupt() {
+  {
+    std::lock_guard lock(mu_);
+    handOverLocked();
+    interrupted_ = true;
+  }
+  wake();
 }
 
 bool Mailbox::abandoned() const {
@@ -169,6 +200,15 @@ asio::awaitable<Mailbox::Batch> Mailbox::next() {
   for (;;) {
     {
       std::lock_guard lock(mu_);
+      if (abandoned_) {
+        Batch batch;
+        batch.finished = true;
+        co_return batch;
+      }
+      if (head_ == queue_.size() && !finished_ && interrupted_) {
+        interrupted_ = false;
+        co_return Batch{};
+      }
       if (head_ < queue_.size() || finished_) {
         Batch batch;
         std::size_t taken = 0;

@@ -82,13 +82,20 @@ class Mailbox {
   void finish();                        // nothing more will come
   void abandon();  // the client went away; the session stops routing here, the queue is dropped
   [[nodiscard]] bool abandoned() const;
+  // When this (a client's) mailbox is abandoned, `reader`'s reader is told at once (interrupt()),
+  // not at the server's next message: a modern client cancels by closing its stream, and a
+  // server that sends nothing must still hear of it. At once if it already is.
+  void tellWhenAbandoned(const std::shared_ptr<Mailbox>& reader);
+  // Hands a sink over to next() and makes one next() return, with no message if none is queued.
+  void interrupt();
 
   struct Batch {
     std::vector<std::string> messages;  // an empty string is a keepalive
     bool has_intermediate = false;      // anything but responses in this batch
     bool finished = false;              // no more will come after these
   };
-  // Waits for at least one message or the end.
+  // Waits for at least one message or the end (at once, finished and empty, once abandoned;
+  // empty, not finished, after interrupt()).
   boost::asio::awaitable<Batch> next();
 
  private:
@@ -100,9 +107,9 @@ class Mailbox {
   void enqueue(std::string message, bool intermediate);  // mu_ held
   // Offers a message to the sink, if any (mu_ held): true when it took it.
   bool sunk(std::string& message, bool final);
-  void handOverLocked();  // mu_ held: the sink, if any, hands over to next()
-  void account(std::int64_t delta);                      // mu_ held
-  void dropQueue();                                      // mu_ held
+  void handOverLocked();             // mu_ held: the sink, if any, hands over to next()
+  void account(std::int64_t delta);  // mu_ held
+  void dropQueue();                  // mu_ held
 
   const bool streaming_;
   const bool counted_;  // a POST's, in inFlight()
@@ -119,6 +126,8 @@ class Mailbox {
   std::size_t finals_left_;
   bool finished_ = false;
   bool abandoned_ = false;
+  bool interrupted_ = false;
+  std::vector<std::weak_ptr<Mailbox>> tell_;  // tellWhenAbandoned()
   boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> wake_;
 };
 

@@ -352,10 +352,10 @@ class PlainRelay final : public MailboxSink {
     if (!flow_.upstream) return;  // no one will ever push to it again
     // Posted: co_spawn may start the coroutine inline, and relay() reads the
     // mailbox whose lock this runs under.
-    asio::post(executor_, [executor = executor_, flow = std::move(flow_),
-                           out = std::move(out_)]() mutable {
-      asio::co_spawn(executor, relay(std::move(flow), std::move(out)), asio::detached);
-    });
+    asio::post(executor_,
+               [executor = executor_, flow = std::move(flow_), out = std::move(out_)]() mutable {
+                 asio::co_spawn(executor, relay(std::move(flow), std::move(out)), asio::detached);
+               });
   }
 
  private:
@@ -463,6 +463,7 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
     }
     auto resumed = resume(std::move(*ticket), params, std::move(flow));
     if (!resumed) co_return std::move(resumed.error());
+    out->tellWhenAbandoned(resumed->upstream);
     asio::co_spawn(executor, relay(std::move(*resumed), out), asio::detached);
     co_return std::nullopt;
   }
@@ -519,6 +520,7 @@ awaitable<std::optional<ModernReply>> serveModern(ModernRequest request, mcp::Me
   const std::shared_ptr<Lane> lane_held = flow.lane;
   const std::shared_ptr<Mailbox> upstream = flow.upstream;
   upstream->sinkTo(std::make_shared<PlainRelay>(std::move(flow), out, executor));
+  out->tellWhenAbandoned(upstream);
   if (sendToLane(*lane_held->session, std::move(message), upstream) ==
       ClientSession::Accepted::kClosed) {
     upstream->sinkTo(nullptr);

@@ -163,6 +163,53 @@ describe('modern client, legacy server (bridged)', () => {
   });
 });
 
+// A modern client cancels by closing the request's stream. The gateway tells the lane's server
+// with notifications/cancelled at once, even when the server is silent (a call that never
+// answers), and the client's next call on the same server still works.
+describe('a modern client that gives up on a call', () => {
+  let gateway;
+  let config;
+  before(async () => {
+    config = writeConfig();
+    gateway = await startGateway(config.file);
+  });
+  after(async () => gateway?.stop());
+
+  test('a legacy server that never answers is sent notifications/cancelled', async () => {
+    const client = await connect(gateway, 'legacy');
+    const controller = new AbortController();
+    const pending = client.callTool({name: 'hang', arguments: {}}, {signal: controller.signal});
+    assert.ok(await waitFor(() => config.received().includes('"hang"'), {timeoutMs: 10000}),
+        'the call did not reach the server');
+    controller.abort();
+    await assert.rejects(pending);
+    const cancelled = () => config.received().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+        .some((m) => m.method === 'notifications/cancelled');
+    assert.ok(await waitFor(cancelled, {timeoutMs: 5000}),
+        `no notifications/cancelled reached the server: ${config.received()}`);
+    const result = await client.callTool({name: 'echo', arguments: {text: 'after'}});
+    assert.equal(textOf(result), 'after');
+    await client.close();
+  });
+
+  test('a modern server sending progress has its call ended', async () => {
+    const client = await connect(gateway, 'modern');
+    const controller = new AbortController();
+    let steps = 0;
+    const started = Date.now();
+    const pending = client.callTool({name: 'progress', arguments: {steps: 100, ms: 100}},
+        {signal: controller.signal, onprogress: () => {
+          if (++steps === 1) controller.abort();
+        }});
+    await assert.rejects(pending);
+    assert.ok(Date.now() - started < 5000, 'the call ran on');
+    assert.equal(steps, 1);
+    const result = await client.callTool({name: 'echo', arguments: {text: 'after'}});
+    assert.equal(textOf(result), 'echo: after');
+    await client.close();
+  });
+});
+
 describe('modern client, legacy server: MRTR and stamps', () => {
   let gateway;
   before(async () => {
