@@ -9,10 +9,10 @@
 #include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -220,11 +220,57 @@ TEST(MailboxConcurrency, ASinkIsLetGoAfterTheLastFinalAndHandsOverAtTheEnd) {
   EXPECT_EQ(hand_overs, 1);
   bool finished = false;
   asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> { finished = (co_await ended->next()).finished; },
+      io, [&]() -> asio::awaitable<void> { finished = (co_await ended->next()).finished; },
       asio::detached);
   io.run();
   EXPECT_TRUE(finished);
+}
+
+// A client's mailbox abandoned from another thread (the connection's peer watch) while the
+// flow's relay waits on the upstream mailbox: the relay wakes with an empty batch (interrupt),
+// a reader of the client's mailbox wakes finished, and a sink on the upstream mailbox is handed
+// over. Also when the link is made after the client has gone.
+TEST(MailboxConcurrency, AnAbandonedClientWakesTheRelayWaitingUpstream) {
+  for (int round = 0; round < 200; ++round) {
+    asio::io_context io;
+    auto out = std::make_shared<Mailbox>(asio::make_strand(io), true, 1);
+    auto upstream = std::make_shared<Mailbox>(asio::make_strand(io), true, 1);
+    std::vector<std::string> taken;
+    int hand_overs = 0;
+    upstream->sinkTo(std::make_shared<CountingSink>(10, taken, [&] { ++hand_overs; }));
+    out->tellWhenAbandoned(upstream);
+    std::atomic<bool> relay_woke{false};
+    std::atomic<bool> reader_finished{false};
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+          const Mailbox::Batch batch = co_await upstream->next();
+          relay_woke = batch.messages.empty() && !batch.finished && out->abandoned();
+        },
+        asio::detached);
+    asio::co_spawn(
+        io, [&]() -> asio::awaitable<void> { reader_finished = (co_await out->next()).finished; },
+        asio::detached);
+    std::thread runner([&] { io.run(); });
+    std::thread watcher([&] { out->abandon(); });
+    watcher.join();
+    runner.join();
+    ASSERT_TRUE(relay_woke) << "round " << round;
+    ASSERT_TRUE(reader_finished) << "round " << round;
+    EXPECT_EQ(hand_overs, 1);
+  }
+  // Linked after the client went: told at once.
+  asio::io_context io;
+  auto out = std::make_shared<Mailbox>(io.get_executor(), true, 1);
+  auto upstream = std::make_shared<Mailbox>(io.get_executor(), true, 1);
+  out->abandon();
+  out->tellWhenAbandoned(upstream);
+  bool woke = false;
+  asio::co_spawn(
+      io, [&]() -> asio::awaitable<void> { woke = (co_await upstream->next()).messages.empty(); },
+      asio::detached);
+  io.run();
+  EXPECT_TRUE(woke);
 }
 
 // One limiter shared by many threads writes at most its lines per window.
