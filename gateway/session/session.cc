@@ -180,10 +180,13 @@ Session::Accepted Session::fromClient(std::vector<mcp::Message> messages,
 void Session::addPendingLocked(const mcp::Message& message, const std::shared_ptr<Mailbox>& mailbox,
                                const std::shared_ptr<const FilterChain>& filters,
                                Clock::time_point now) {
+  // A modern subscriptions/listen is answered by a stream that lasts as long as the client
+  // wants it: no deadline. It ends when the client closes it (the modern front cancels it).
+  const bool listen = message.method == "subscriptions/listen";
   Pending pending{mailbox,
                   message.id,
                   next_seq_++,
-                  now + config_->session.request_timeout,
+                  listen ? Clock::time_point::max() : now + config_->session.request_timeout,
                   "",
                   message.method == "initialize",
                   message.method,

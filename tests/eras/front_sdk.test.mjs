@@ -19,7 +19,7 @@ import {SOURCE_DIR, TEST_SERVER_INSIDE, everythingServerLines, startGateway, wai
 const V2_SERVER_INSIDE = '/opt/eras/servers/v2_server.mjs';
 const FAKE_SECRET = 'AKIA4YSNI2G3IITN5XVK';
 
-function writeConfig(extra = [], {legacyPool} = {}) {
+function writeConfig(extra = [], {legacyPool, requestTimeout} = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgate-eras-'));
   fs.chmodSync(dir, 0o755);
   // What the legacy test server received, line by line: the proof of what reached it.
@@ -44,7 +44,7 @@ function writeConfig(extra = [], {legacyPool} = {}) {
     `    sandbox: {binds: [{src: ${JSON.stringify(path.join(SOURCE_DIR, 'tests/servers'))}, ` +
         `dst: /opt/mcpgate-tests}, {src: ${JSON.stringify(record)}, dst: /record, ro: false}]}`,
     ...everythingServerLines(),
-    'session: {idle_timeout: 60s, grace: 2s}',
+    `session: {idle_timeout: 60s, grace: 2s${requestTimeout ? `, request_timeout: ${requestTimeout}` : ''}}`,
     `state_dir: ${JSON.stringify(path.join(dir, 'state'))}`,
     ...extra,
     '',
@@ -578,6 +578,29 @@ describe('subscriptions/listen', () => {
         {timeoutMs: 5000});
     assert.ok(changed, `no list_changed: ${JSON.stringify(stream.events)}`);
     assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 77);
+    await client.close();
+    stream.close();
+  });
+});
+
+// A listen stream is not a request that times out: it lasts past request_timeout.
+describe('subscriptions/listen outlives request_timeout', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startGateway(writeConfig([], {requestTimeout: '2s'}).file);
+  });
+  after(async () => gateway?.stop());
+
+  test('modern server: list_changed still arrives after twice the request timeout', async () => {
+    const stream = await listen(gateway, 'modern', 'long', {toolsListChanged: true});
+    assert.ok(await waitFor(() => stream.events.length > 0, {timeoutMs: 10000}), 'no acknowledgement');
+    await new Promise((resolve) => setTimeout(resolve, 4500));
+    assert.ok(!stream.events.some((e) => e.error), `the stream ended: ${JSON.stringify(stream.events)}`);
+    const client = await connect(gateway, 'modern');
+    await client.callTool({name: 'add-tool', arguments: {name: 'late'}});
+    const changed = await waitFor(() => stream.events.find((e) => e.method === 'notifications/tools/list_changed'),
+        {timeoutMs: 5000});
+    assert.ok(changed, `no list_changed: ${JSON.stringify(stream.events)}`);
     await client.close();
     stream.close();
   });
