@@ -26,8 +26,18 @@ Reply frontRefusal(const modern::FrontError& error, const json& id) {
 }
 
 // JSON when only the response came; SSE as soon as anything else does.
-awaitable<Plan> answer(const std::shared_ptr<Mailbox>& out, bool accepts_json) {
+awaitable<Plan> answer(const std::shared_ptr<Mailbox>& out, bool accepts_json, const json& id) {
   Mailbox::Batch first = co_await out->next();
+  if (first.finished && first.messages.empty() && out->abandoned()) {
+    // The client closed the connection (the peer watch): nothing to answer. A client that only
+    // half-closed reads why rather than an empty 200; the connection ends after it.
+    Reply gone{Status::ok,
+               jsonrpc::errorResponse(id, jsonrpc::kRequestCancelled,
+                                      "request cancelled: the client closed its stream"),
+               ""};
+    gone.close = true;
+    co_return gone;
+  }
   while (accepts_json && !first.finished && !first.has_intermediate) {
     Mailbox::Batch more = co_await out->next();
     first.messages.insert(first.messages.end(), std::make_move_iterator(more.messages.begin()),
@@ -97,7 +107,7 @@ awaitable<Plan> modernPost(SessionTable& sessions, ModernPost post, mcp::Message
   std::optional<ModernReply> now =
       co_await serveModern(std::move(request), std::move(message), out);
   if (now) co_return Reply{static_cast<Status>(now->http_status), std::move(now->body), ""};
-  Plan plan = co_await answer(out, post.accepts_json);
+  Plan plan = co_await answer(out, post.accepts_json, id);
   co_return plan;
 }
 

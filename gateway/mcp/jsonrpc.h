@@ -19,8 +19,9 @@ inline constexpr int kParseError = -32700;
 inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
-inline constexpr int kUpstreamError = -32000;    // server could not start, exited, misbehaved
-inline constexpr int kUpstreamTimeout = -32001;  // server did not answer in time
+inline constexpr int kUpstreamError = -32000;     // server could not start, exited, misbehaved
+inline constexpr int kUpstreamTimeout = -32001;   // server did not answer in time
+inline constexpr int kRequestCancelled = -32800;  // the client cancelled it (LSP's code)
 // -32002 is MCP's "resource not found"; DLP skips it so a client never confuses the two.
 inline constexpr int kDlpBlocked = -32003;  // DLP blocked the message (data names the rules)
 // Per-tool policy refused the message: a denied tool, a tool held by pinning,

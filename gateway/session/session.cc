@@ -26,7 +26,6 @@ namespace {
 
 constexpr auto kKeepaliveEvery = std::chrono::seconds(15);
 constexpr std::size_t kBacklogLimit = 1000;
-inline constexpr int kRequestCancelled = -32800;
 
 json gatewayData(std::string_view reason, const std::string& server) {
   return {{"gateway", "mcpgate"}, {"reason", reason}, {"server", server}};
@@ -216,7 +215,7 @@ void Session::cancelledLocked(const mcp::Message& message) {
   auto it = pending_.find(jsonrpc::idKey(*rid));
   if (it == pending_.end()) return;
   completeLocked(it,
-                 jsonrpc::errorResponse(*rid, kRequestCancelled, "request cancelled by the client"),
+                 jsonrpc::errorResponse(*rid, jsonrpc::kRequestCancelled, "request cancelled by the client"),
                  "cancelled");
 }
 

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {after, before, describe, test} from 'node:test';
@@ -190,6 +191,33 @@ describe('a modern client that gives up on a call', () => {
     const result = await client.callTool({name: 'echo', arguments: {text: 'after'}});
     assert.equal(textOf(result), 'after');
     await client.close();
+  });
+
+  test('a client that half-closes reads a cancellation error, and the server is told', async () => {
+    const count = (text) => config.received().split('\n').filter((l) => l.includes(text)).length;
+    const before = count('notifications/cancelled');
+    const hangs = count('"hang"');
+    const body = JSON.stringify({jsonrpc: '2.0', id: 'half', method: 'tools/call',
+      params: {name: 'hang', arguments: {}, _meta: META}});
+    const socket = net.connect(gateway.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let reply = '';
+    socket.on('data', (chunk) => {
+      reply += chunk;
+    });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write([`POST /mcp/legacy HTTP/1.1`, `Host: 127.0.0.1:${gateway.port}`,
+      'Content-Type: application/json', 'Accept: application/json, text/event-stream',
+      'MCP-Protocol-Version: 2026-07-28', 'Mcp-Method: tools/call', 'Mcp-Name: hang',
+      `Content-Length: ${Buffer.byteLength(body)}`, '', body].join('\r\n'));
+    assert.ok(await waitFor(() => count('"hang"') > hangs, {timeoutMs: 10000}),
+        'the call did not reach the server');
+    socket.end();  // half-close: the request's stream is given up, the socket still reads
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    assert.match(reply, /^HTTP\/1\.1 200/, reply);
+    assert.match(reply, /"code":-32800/, reply);
+    assert.ok(await waitFor(() => count('notifications/cancelled') > before, {timeoutMs: 5000}),
+        'no notifications/cancelled reached the server');
   });
 
   test('a modern server sending progress has its call ended', async () => {
