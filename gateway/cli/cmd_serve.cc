@@ -183,14 +183,6 @@ int runServe(Args args) {
   address += ":" + std::to_string(bound->port());
   std::vector<std::string> names;
   for (const auto& [name, s] : config->servers) names.push_back(name);
-  log::info("listening",
-            {{"address", address},
-             {"url", (config->tls.enabled() ? "https://" : "http://") + address + "/mcp/<server>"},
-             {"auth", config->auth.enabled() ? "on" : "off"},
-             {"spawner", spawner.empty() ? "none: servers are started here" : spawner},
-             {"servers", names},
-             {"config", config->source}});
-  metrics::setReady();
 
   Reloader reloader(pool.main(), config_path, host, current, sessions, load_options);
   reloader.start();
@@ -216,6 +208,17 @@ int runServe(Args args) {
         });
   });
 
+  // Announced once SIGHUP, SIGINT and SIGTERM have their handlers: a signal sent at once on
+  // seeing this line (a test, a supervisor) must not meet the default action (SIGHUP's ends
+  // the process).
+  log::info("listening",
+            {{"address", address},
+             {"url", (config->tls.enabled() ? "https://" : "http://") + address + "/mcp/<server>"},
+             {"auth", config->auth.enabled() ? "on" : "off"},
+             {"spawner", spawner.empty() ? "none: servers are started here" : spawner},
+             {"servers", names},
+             {"config", config->source}});
+  metrics::setReady();
   pool.run();
   log::info("stopped");
   return 0;
