@@ -296,11 +296,12 @@ void Run::confirm(unsigned id, std::size_t to, std::string_view text, std::size_
   auto& t = tls;
   const auto& cf = rs_.confirm(id);
   const std::size_t hi = std::min(text.size(), to + cf.window);
-  // A pattern's report is its match's end; a keyword's report (keyword_gated) stands for every
-  // match in its window, so it is covered only once the whole window was searched.
-  const std::size_t reach = cf.keyword_gated ? hi : to;
-  if (t.stamp[id] == t.gen && base + reach <= t.skip[id]) return;
   const Rule& r = rs_.rules()[id];
+  // A pattern's report is its match's end; a keyword's or a prefilter's report stands for
+  // every match in its window (a prefilter's match may end a window after it), so it is
+  // covered only once the whole window was searched.
+  const std::size_t reach = cf.keyword_gated || !r.prefilter.empty() ? hi : to;
+  if (t.stamp[id] == t.gen && base + reach <= t.skip[id]) return;
   if (!touch(id, r) || base + reach <= t.skip[id]) return;
   // The search starts just after the previous match's start, not after its end: a match can
   // begin inside the one before it (`export ` inside the previous value of
