@@ -51,6 +51,9 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
 // ({0,300}) opened up ({0,}). Counting repeats are what makes a Hyperscan compile slow; the
 // result matches a superset, and RE2 confirms every candidate with the exact pattern anyway.
 [[nodiscard]] std::string hsExpression(std::string_view pattern);
+// Where `p` has a repeat count written with a leading zero (`{06}`, `{1,020}`), or npos: RE2
+// reads such a brace as text and Hyperscan as a repeat (checkRule refuses it).
+[[nodiscard]] std::size_t leadingZeroRepeat(std::string_view p);
 // What Hyperscan compiles for a rule: its prefilter, the alternation of its keywords for
 // `prefilter: keywords`, or else hsExpression(pattern).
 [[nodiscard]] std::string hsScanExpression(const Rule& r);

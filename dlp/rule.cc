@@ -369,55 +369,6 @@ std::optional<Direction> parseDirection(std::string_view s) {
 
 std::string Rule::where() const { return file + ":" + std::to_string(line); }
 
-std::string hsExpression(std::string_view p) {
-  constexpr long kWideRepeat = 24;
-  std::string out;
-  out.reserve(p.size());
-  bool in_class = false;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    if (c == '\\' && i + 1 < p.size()) {
-      out += p.substr(i, 2);
-      ++i;
-      continue;
-    }
-    if (in_class) {
-      in_class = c != ']';
-      out.push_back(c);
-      continue;
-    }
-    if (c == '[') {
-      in_class = true;
-      out.push_back(c);
-      // A ']' right after '[' or '[^' is a literal member, not the end of the class.
-      if (i + 1 < p.size() && p[i + 1] == '^') out.push_back(p[++i]);
-      if (i + 1 < p.size() && p[i + 1] == ']') out.push_back(p[++i]);
-      continue;
-    }
-    if (c == '{') {
-      const auto close = p.find('}', i);
-      const auto comma = p.find(',', i);
-      if (close != std::string_view::npos && comma != std::string_view::npos && comma < close) {
-        const auto lo = p.substr(i + 1, comma - i - 1);
-        const auto hi = p.substr(comma + 1, close - comma - 1);
-        const auto digits = [](std::string_view d) {
-          return !d.empty() && std::ranges::all_of(d, [](char x) { return x >= '0' && x <= '9'; });
-        };
-        if (digits(lo) && digits(hi) &&
-            std::stol(std::string(hi)) - std::stol(std::string(lo)) > kWideRepeat) {
-          out += "{";
-          out += lo;
-          out += ",}";
-          i = close;
-          continue;
-        }
-      }
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
 std::string hsScanExpression(const Rule& r) {
   if (r.keywordGated()) {
     std::string out = "(?i)(?:";
@@ -457,41 +408,6 @@ std::unique_ptr<re2::RE2> compileRe2(const Rule& r) {
   return std::make_unique<re2::RE2>(re2Pattern(r), re2Options(r));
 }
 
-namespace {
-
-// Where `p` has a repeat count written with a leading zero (`{06}`, `{1,020}`), or npos. RE2
-// reads such a brace as literal text and Hyperscan as a repeat, so the two engines would match
-// different things.
-std::size_t leadingZeroRepeat(std::string_view p) {
-  bool in_class = false;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    if (c == '\\') {
-      ++i;
-    } else if (in_class) {
-      in_class = c != ']';
-    } else if (c == '[') {
-      in_class = true;
-      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
-      if (i + 1 < p.size() && p[i + 1] == ']') ++i;
-    } else if (c == '{') {
-      const auto close = p.find('}', i);
-      if (close == std::string_view::npos) return std::string_view::npos;
-      const auto body = p.substr(i + 1, close - i - 1);
-      if (!body.empty() &&
-          std::ranges::all_of(body, [](char x) { return (x >= '0' && x <= '9') || x == ','; })) {
-        for (std::size_t k = 0; k + 1 < body.size(); ++k) {
-          const bool starts = k == 0 || body[k - 1] == ',';
-          if (starts && body[k] == '0' && body[k + 1] >= '0' && body[k + 1] <= '9') return i;
-        }
-      }
-    }
-  }
-  return std::string_view::npos;
-}
-
-}  // namespace
-
 std::expected<void, Error> checkRule(const Rule& r) {
   const auto prefix = r.where() + ": rule '" + r.id + "': ";
   if (r.is_detector) {
@@ -508,9 +424,12 @@ std::expected<void, Error> checkRule(const Rule& r) {
   // takes seconds and a gigabyte to refuse `(?:\d[ -]?){6819}` (the rule_load fuzzer's slowest
   // inputs), so those two errors are asked of RE2 first. Other errors keep Hyperscan's message,
   // which says where in the pattern it is.
+  const auto tooLarge = [](const re2::RE2& x) {
+    return x.error_code() == re2::RE2::ErrorRepeatSize ||
+           x.error_code() == re2::RE2::ErrorPatternTooLarge;
+  };
   const auto re = compileRe2(r);
-  if (re->error_code() == re2::RE2::ErrorRepeatSize ||
-      re->error_code() == re2::RE2::ErrorPatternTooLarge) {
+  if (tooLarge(*re)) {
     return std::unexpected(Error{prefix + "RE2 rejects the pattern: " + re->error()});
   }
   hs_expr_info_t* raw_info = nullptr;
@@ -532,8 +451,7 @@ std::expected<void, Error> checkRule(const Rule& r) {
     hs_compile_error_t* raw_pre_err = nullptr;
     const std::string pre_expr = hsScanExpression(r);
     const re2::RE2 pre_re(pre_expr, re2Options(r));
-    if (pre_re.error_code() == re2::RE2::ErrorRepeatSize ||
-        pre_re.error_code() == re2::RE2::ErrorPatternTooLarge) {
+    if (tooLarge(pre_re)) {
       return std::unexpected(Error{prefix + "RE2 rejects the prefilter: " + pre_re.error()});
     }
     if (hs_expression_info(pre_expr.c_str(), hsFlags(r), &raw_pre, &raw_pre_err) != HS_SUCCESS) {

@@ -154,8 +154,9 @@ class Connection final : public PeerWatch {
               watched_.reset();
             }));
   }
+  // Always emitted: the mailbox may be gone while the wait is still pending (a JSON answer's
+  // mailbox usually is by now); with no wait pending, emit() does nothing.
   void stopWatch() {
-    if (watched_.expired()) return;
     watched_.reset();
     watch_cancel_.emit(asio::cancellation_type::terminal);
   }

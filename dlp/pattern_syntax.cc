@@ -1,0 +1,93 @@
+// The pattern syntax both engines read, looked at as text: what Hyperscan is given for a pattern,
+// and where the two engines would read a pattern differently. Apart from rule.cc (the YAML and
+// the checks), since both walk a pattern's braces outside classes and escapes.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "dlp/hs_util.h"
+
+namespace mcpgate::dlp {
+
+std::string hsExpression(std::string_view p) {
+  constexpr long kWideRepeat = 24;
+  std::string out;
+  out.reserve(p.size());
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      out += p.substr(i, 2);
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      in_class = c != ']';
+      out.push_back(c);
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      out.push_back(c);
+      // A ']' right after '[' or '[^' is a literal member, not the end of the class.
+      if (i + 1 < p.size() && p[i + 1] == '^') out.push_back(p[++i]);
+      if (i + 1 < p.size() && p[i + 1] == ']') out.push_back(p[++i]);
+      continue;
+    }
+    if (c == '{') {
+      const auto close = p.find('}', i);
+      const auto comma = p.find(',', i);
+      if (close != std::string_view::npos && comma != std::string_view::npos && comma < close) {
+        const auto lo = p.substr(i + 1, comma - i - 1);
+        const auto hi = p.substr(comma + 1, close - comma - 1);
+        const auto digits = [](std::string_view d) {
+          return !d.empty() && std::ranges::all_of(d, [](char x) { return x >= '0' && x <= '9'; });
+        };
+        if (digits(lo) && digits(hi) &&
+            std::stol(std::string(hi)) - std::stol(std::string(lo)) > kWideRepeat) {
+          out += "{";
+          out += lo;
+          out += ",}";
+          i = close;
+          continue;
+        }
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Where `p` has a repeat count written with a leading zero (`{06}`, `{1,020}`), or npos. RE2
+// reads such a brace as literal text and Hyperscan as a repeat, so the two engines would match
+// different things.
+std::size_t leadingZeroRepeat(std::string_view p) {
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
+      if (i + 1 < p.size() && p[i + 1] == ']') ++i;
+    } else if (c == '{') {
+      const auto close = p.find('}', i);
+      if (close == std::string_view::npos) return std::string_view::npos;
+      const auto body = p.substr(i + 1, close - i - 1);
+      if (!body.empty() &&
+          std::ranges::all_of(body, [](char x) { return (x >= '0' && x <= '9') || x == ','; })) {
+        for (std::size_t k = 0; k + 1 < body.size(); ++k) {
+          const bool starts = k == 0 || body[k - 1] == ',';
+          if (starts && body[k] == '0' && body[k + 1] >= '0' && body[k + 1] <= '9') return i;
+        }
+      }
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace mcpgate::dlp
