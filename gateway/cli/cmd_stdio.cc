@@ -63,7 +63,8 @@ asio::awaitable<void> writeToClient(std::shared_ptr<Mailbox> mailbox) {
 // whose stream (what the server sends outside a request) is stdout from its
 // first message on.
 void readFromClient(const config::Config& config, const std::shared_ptr<Session>& session,
-                    const std::shared_ptr<Mailbox>& mailbox, StdioModern& modern) {
+                    const std::shared_ptr<Mailbox>& mailbox, StdioModern& modern,
+                    std::atomic<bool>& client_closed) {
   const std::uint64_t limit = config.limits.max_body_bytes;
   std::string buffer, line;
   bool skipping = false;  // inside a line that went over the limit
@@ -127,6 +128,8 @@ void readFromClient(const config::Config& config, const std::shared_ptr<Session>
       skipping = true;
     }
   }
+  // Before the close: closing may end the process's io loop, and main reads this flag then.
+  client_closed = true;
   session->close("the client closed stdin");
 }
 
@@ -204,8 +207,7 @@ int runStdio(Args args) {
     if (!ec) session->close("mcpgate received a termination signal");
   });
   std::thread reader([config, session, mailbox, modern, client_closed] {
-    readFromClient(*config, session, mailbox, *modern);
-    *client_closed = true;
+    readFromClient(*config, session, mailbox, *modern, *client_closed);
   });
   reader.detach();  // a read() blocked on a silent client must not hold up exit
   io.run();

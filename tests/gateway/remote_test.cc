@@ -338,10 +338,16 @@ TEST_F(RemoteTest, StdioProxiesARemoteEvenWhenTheClientDoesNotWaitForInitialize)
       json({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).dump() + "\n" +
       toolCall(2, "echo", {{"text", "piped"}}).dump() + "\n";
   dir_.write("in.jsonl", lines);
-  // All three lines at once; stdin stays open a moment so the answers come (long enough for
-  // compiling the shipped rule packs, with no cache, on a loaded or sanitized build).
-  auto r = runCommand("sh -c '(cat " + dir_.path() + "/in.jsonl; sleep 8) | " + mcpgateBinary() +
-                      " stdio -c " + file + " remote 2>/dev/null'");
+  // All three lines at once; stdin stays open until the call's answer is out (compiling the
+  // shipped rule packs with no cache takes seconds on a loaded or sanitized build), at most 60 s.
+  dir_.write("run.sh", "d=" + dir_.path() +
+                           "\n"
+                           "(cat $d/in.jsonl; i=0\n"
+                           " while [ $i -lt 600 ] && ! grep -q '\"id\":2}' $d/out.jsonl; do\n"
+                           "   sleep 0.1; i=$((i+1)); done) |\n"
+                           "  \"$1\" stdio -c \"$2\" remote > $d/out.jsonl 2>$d/err.log\n"
+                           "s=$?; cat $d/out.jsonl; [ $s = 0 ] || cat $d/err.log; exit $s\n");
+  auto r = runCommand("sh " + dir_.path() + "/run.sh " + mcpgateBinary() + " " + file);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(
       r.output.find(
