@@ -7,7 +7,6 @@
 #include <hs/hs.h>
 #include <re2/re2.h>
 
-#include <atomic>
 #include <cstddef>
 #include <expected>
 #include <filesystem>
@@ -20,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/shared_slot.h"
 #include "dlp/error.h"
 #include "dlp/hs_util.h"
 #include "dlp/rule.h"
@@ -138,14 +138,14 @@ class RuleSetHandle {
   explicit RuleSetHandle(std::shared_ptr<const RuleSet> initial) : current_(std::move(initial)) {}
 
   [[nodiscard]] std::shared_ptr<const RuleSet> get() const {
-    return current_.load(std::memory_order_acquire);
+    return current_.load();
   }
   void set(std::shared_ptr<const RuleSet> next) {
-    current_.store(std::move(next), std::memory_order_release);
+    current_.store(std::move(next));
   }
 
  private:
-  std::atomic<std::shared_ptr<const RuleSet>> current_;
+  SharedSlot<const RuleSet> current_;
 };
 
 }  // namespace mcpgate::dlp

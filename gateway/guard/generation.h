@@ -6,12 +6,12 @@
 // swaps it in whole, so a request sees one generation or the other, never a
 // mix. In-flight requests keep the generation they started with.
 
-#include <atomic>
 #include <cstdint>
 #include <expected>
 #include <memory>
 #include <string>
 
+#include "common/shared_slot.h"
 #include "config/config.h"
 #include "gateway/guard/auth.h"
 #include "gateway/guard/filter.h"
@@ -39,15 +39,15 @@ class CurrentGeneration {
       : current_(std::move(first)) {}
 
   [[nodiscard]] std::shared_ptr<const Generation> get() const {
-    return current_.load(std::memory_order_acquire);
+    return current_.load();
   }
   // The one generation every new request sees from now on.
   void set(std::shared_ptr<const Generation> next) {
-    current_.store(std::move(next), std::memory_order_release);
+    current_.store(std::move(next));
   }
 
  private:
-  std::atomic<std::shared_ptr<const Generation>> current_;
+  SharedSlot<const Generation> current_;
 };
 
 }  // namespace mcpgate::gateway
