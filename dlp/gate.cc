@@ -114,8 +114,9 @@ __attribute__((target("avx2"))) void classifyNibbles64(const char* p, const std:
 // end. Most words hold too few `count` bytes to finish a qualifying run and cost a few
 // instructions. Built twice: std::popcount is a libgcc call without the POPCNT instruction.
 // (Not with clang, whose target_clones leaves the vector's emplace_back undefined at link time:
-// only the fuzz build uses clang.)
-#if defined(__x86_64__) && !defined(__clang__)
+// only the fuzz build uses clang. Nor under TSan: the ifunc resolver, instrumented, runs while
+// the loader relocates, before TSan's runtime is up, and crashes the process at start.)
+#if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("popcnt", "default")))
 #endif
 void findRuns(const std::uint64_t* run_bits, const std::uint64_t* count_bits, std::size_t words,
