@@ -165,6 +165,16 @@ constexpr double kMinFresh2InjectionRecall = 0.95;
 constexpr double kMaxFresh2BenignFpRate = 0.03;
 constexpr double kMinFresh2HoldoutInjectionRecall = 0.65;
 constexpr double kMaxFresh2HoldoutBenignFpRate = 0.10;
+// web (gen_web.py, session 15): code and markup attack payloads (XSS, SQL injection, template
+// injection, JNDI, shell injection, code execution, web shells, traversal, XXE) and benign
+// look-alikes (pages with scripts, migrations, shell scripts, templates, logging config). Split
+// like fresh2, but the rules (rules/web_payloads.yaml) were written with the whole list in view,
+// so the holdout third is not an estimate for unseen payloads. The known miss: an external
+// `<script src=...>` (a CDN's looks the same).
+constexpr double kMinWebInjectionRecall = 0.95;
+constexpr double kMaxWebBenignFpRate = 0.02;
+constexpr double kMinWebHoldoutInjectionRecall = 0.95;
+constexpr double kMaxWebHoldoutBenignFpRate = 0.04;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -193,7 +203,11 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_fresh2.jsonl", "injection_fresh2"},
            {"benign_fresh2.jsonl", "benign_fresh2"},
            {"injections_fresh2_holdout.jsonl", "injection_fresh2_holdout"},
-           {"benign_fresh2_holdout.jsonl", "benign_fresh2_holdout"}}) {
+           {"benign_fresh2_holdout.jsonl", "benign_fresh2_holdout"},
+           {"injections_web.jsonl", "injection_web"},
+           {"benign_web.jsonl", "benign_web"},
+           {"injections_web_holdout.jsonl", "injection_web_holdout"},
+           {"benign_web_holdout.jsonl", "benign_web_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -236,6 +250,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_fresh2"].rate(), kMaxFresh2BenignFpRate);
   EXPECT_GE(all.label["injection_fresh2_holdout"].rate(), kMinFresh2HoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_fresh2_holdout"].rate(), kMaxFresh2HoldoutBenignFpRate);
+  EXPECT_GE(all.label["injection_web"].rate(), kMinWebInjectionRecall);
+  EXPECT_LE(all.label["benign_web"].rate(), kMaxWebBenignFpRate);
+  EXPECT_GE(all.label["injection_web_holdout"].rate(), kMinWebHoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_web_holdout"].rate(), kMaxWebHoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }

@@ -24,6 +24,7 @@ import gen_fresh
 import gen_holdout
 import gen_tune2
 import gen_fresh2
+import gen_web
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -206,6 +207,12 @@ def main():
     counts["benign_fresh2.jsonl"] = write("benign_fresh2.jsonl", f2_ben)
     counts["injections_fresh2_holdout.jsonl"] = write("injections_fresh2_holdout.jsonl", f2h_inj)
     counts["benign_fresh2_holdout.jsonl"] = write("benign_fresh2_holdout.jsonl", f2h_ben)
+    # web: code and markup attack payloads and their benign look-alikes, split as fresh2.
+    w_inj, w_ben, wh_inj, wh_ben = gen_web.web()
+    counts["injections_web.jsonl"] = write("injections_web.jsonl", w_inj)
+    counts["benign_web.jsonl"] = write("benign_web.jsonl", w_ben)
+    counts["injections_web_holdout.jsonl"] = write("injections_web_holdout.jsonl", wh_inj)
+    counts["benign_web_holdout.jsonl"] = write("benign_web_holdout.jsonl", wh_ben)
     for k, v in counts.items():
         print(f"{k}: {v}")
 
