@@ -175,6 +175,14 @@ constexpr double kMinWebInjectionRecall = 0.95;
 constexpr double kMaxWebBenignFpRate = 0.02;
 constexpr double kMinWebHoldoutInjectionRecall = 0.95;
 constexpr double kMaxWebHoldoutBenignFpRate = 0.04;
+// fresh3 (gen_fresh3.py, session 15): plain-wording injections (personas, fake authorisation,
+// task replacement, concealment, extraction questions, phishing through the agent, hidden
+// reviewer instructions, exfiltration in prose) and look-alikes. Before tuning: 0.56 on the
+// tuning part, 0.25 on the holdout third; the holdout is the estimate for unseen wording.
+constexpr double kMinFresh3InjectionRecall = 0.95;
+constexpr double kMaxFresh3BenignFpRate = 0.03;
+constexpr double kMinFresh3HoldoutInjectionRecall = 0.30;
+constexpr double kMaxFresh3HoldoutBenignFpRate = 0.10;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -207,7 +215,11 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_web.jsonl", "injection_web"},
            {"benign_web.jsonl", "benign_web"},
            {"injections_web_holdout.jsonl", "injection_web_holdout"},
-           {"benign_web_holdout.jsonl", "benign_web_holdout"}}) {
+           {"benign_web_holdout.jsonl", "benign_web_holdout"},
+           {"injections_fresh3.jsonl", "injection_fresh3"},
+           {"benign_fresh3.jsonl", "benign_fresh3"},
+           {"injections_fresh3_holdout.jsonl", "injection_fresh3_holdout"},
+           {"benign_fresh3_holdout.jsonl", "benign_fresh3_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -254,6 +266,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_web"].rate(), kMaxWebBenignFpRate);
   EXPECT_GE(all.label["injection_web_holdout"].rate(), kMinWebHoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_web_holdout"].rate(), kMaxWebHoldoutBenignFpRate);
+  EXPECT_GE(all.label["injection_fresh3"].rate(), kMinFresh3InjectionRecall);
+  EXPECT_LE(all.label["benign_fresh3"].rate(), kMaxFresh3BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh3_holdout"].rate(), kMinFresh3HoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh3_holdout"].rate(), kMaxFresh3HoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }

@@ -25,6 +25,7 @@ import gen_holdout
 import gen_tune2
 import gen_fresh2
 import gen_web
+import gen_fresh3
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -213,6 +214,12 @@ def main():
     counts["benign_web.jsonl"] = write("benign_web.jsonl", w_ben)
     counts["injections_web_holdout.jsonl"] = write("injections_web_holdout.jsonl", wh_inj)
     counts["benign_web_holdout.jsonl"] = write("benign_web_holdout.jsonl", wh_ben)
+    # fresh3: plain-wording injections and look-alikes, split as fresh2.
+    f3_inj, f3_ben, f3h_inj, f3h_ben = gen_fresh3.fresh3()
+    counts["injections_fresh3.jsonl"] = write("injections_fresh3.jsonl", f3_inj)
+    counts["benign_fresh3.jsonl"] = write("benign_fresh3.jsonl", f3_ben)
+    counts["injections_fresh3_holdout.jsonl"] = write("injections_fresh3_holdout.jsonl", f3h_inj)
+    counts["benign_fresh3_holdout.jsonl"] = write("benign_fresh3_holdout.jsonl", f3h_ben)
     for k, v in counts.items():
         print(f"{k}: {v}")
 
