@@ -62,8 +62,11 @@ std::optional<std::pair<char32_t, std::size_t>> htmlReference(std::string_view t
 
 std::optional<MappedText> decodeHtmlEntities(std::string_view text) {
   // HTML is full of sporadic references (&amp; &nbsp; &#169;); a hidden value is a row of them.
-  // The text is decoded only when some row of adjacent references is this long.
+  // The text is decoded only when some row of adjacent references is this long, or when one
+  // reference spells a call's or a scheme's punctuation (`alert&#40;1&#41;`, `javascript&colon;`):
+  // escapers write those characters as they are, so a reference for them is evasion.
   constexpr std::size_t kMinRow = 4;
+  const auto evasive = [](char32_t c) { return c == '(' || c == ')' || c == ':' || c == '`'; };
   std::size_t row = 0;
   std::size_t row_end = 0;  // where the last reference ended
   bool any = false;
@@ -71,7 +74,7 @@ std::optional<MappedText> decodeHtmlEntities(std::string_view text) {
        i = text.find('&', i + 1)) {
     if (const auto ref = htmlReference(text, i)) {
       row = (row != 0 && row_end == i) ? row + 1 : 1;
-      any = row >= kMinRow;
+      any = row >= kMinRow || evasive(ref->first);
       row_end = i + ref->second;
     }
   }

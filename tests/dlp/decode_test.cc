@@ -299,6 +299,13 @@ TEST(Html, DecodesCharacterReferencesAndMapsThem) {
   EXPECT_FALSE(decodeHtmlEntities("Tom & Jerry; no references"));
   // Sporadic references, as in any HTML page, are not worth a second scan of the text.
   EXPECT_FALSE(decodeHtmlEntities("Tom &amp; Jerry &copy; 2024 &#8212; &lt;b&gt; &quot;x&quot;"));
+  // One reference for a call's or a scheme's punctuation is enough: escapers never write those.
+  const auto call = decodeHtmlEntities("<script>alert&#40;1&#41;</script>");
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->text, "<script>alert(1)</script>");
+  const auto scheme = decodeHtmlEntities("<a href=\"javascript&colon;void\">");
+  ASSERT_TRUE(scheme);
+  EXPECT_EQ(scheme->text, "<a href=\"javascript:void\">");
 }
 
 TEST(Spaced, JoinsLetterSpacedRunsOnly) {
