@@ -20,7 +20,7 @@ import base64
 import codecs
 import random
 
-from mcpmsg import result, resource, tools_list, prompt, sampling
+from mcpmsg import result, resource, tools_list, prompt, sampling, split_thirds
 
 SEED = 1410
 
@@ -345,20 +345,5 @@ def wrap(g, text, kinds):
 
 def fresh2():
     """(tune injections, tune benign, holdout injections, holdout benign)."""
-    g = random.Random(SEED)
-    out = {"inj": [], "ben": [], "inj_h": [], "ben_h": []}
-    for family, texts in INJ.items():
-        for i, text in enumerate(texts):
-            kind, msg = wrap(g, text, ["tool_result", "resource", "prompt", "sampling"])
-            out["inj_h" if i % 3 == 2 else "inj"].append(
-                {"label": "injection", "family": family, "kind": kind, "direction": "response",
-                 "message": msg})
-    for family, texts in BENIGN.items():
-        for i, text in enumerate(texts):
-            for variant in range(1 if text.startswith("TOOL:") else 2):
-                kinds = [["tool_result", "resource"], ["prompt", "sampling"]][variant]
-                kind, msg = wrap(g, text, kinds)
-                out["ben_h" if i % 3 == 2 else "ben"].append(
-                    {"label": "benign", "family": family, "kind": kind, "direction": "response",
-                     "message": msg})
-    return out["inj"], out["ben"], out["inj_h"], out["ben_h"]
+    return split_thirds(SEED, INJ, BENIGN, wrap,
+                        benign_variants=lambda text: 1 if text.startswith("TOOL:") else 2)

@@ -16,9 +16,7 @@ backticks; an HTML-entity-encoded call and a bare `` `id` `` stay missed (a code
 Split before scoring, as fresh2: every third sample of each family goes to `*_web_holdout.jsonl`.
 """
 
-import random
-
-from mcpmsg import result, resource, prompt, sampling
+from mcpmsg import split_thirds, wrapper
 
 SEED = 1511
 
@@ -231,32 +229,7 @@ BENIGN = {
 }
 
 
-def wrap(g, text, kinds):
-    kind = g.choice(kinds)
-    return kind, {
-        "tool_result": lambda: result(text),
-        "resource": lambda: resource("https://example.net/page", text, "text/html"),
-        "prompt": lambda: prompt("Process", "Process this document:\n\n" + text),
-        "sampling": lambda: sampling("You are a helpful assistant.", text),
-    }[kind]()
-
 
 def web():
     """(tune injections, tune benign, holdout injections, holdout benign)."""
-    g = random.Random(SEED)
-    out = {"inj": [], "ben": [], "inj_h": [], "ben_h": []}
-    for family, texts in INJ.items():
-        for i, text in enumerate(texts):
-            kind, msg = wrap(g, text, ["tool_result", "resource", "prompt", "sampling"])
-            out["inj_h" if i % 3 == 2 else "inj"].append(
-                {"label": "injection", "family": family, "kind": kind, "direction": "response",
-                 "message": msg})
-    for family, texts in BENIGN.items():
-        for i, text in enumerate(texts):
-            for variant in range(2):
-                kinds = [["tool_result", "resource"], ["prompt", "sampling"]][variant]
-                kind, msg = wrap(g, text, kinds)
-                out["ben_h" if i % 3 == 2 else "ben"].append(
-                    {"label": "benign", "family": family, "kind": kind, "direction": "response",
-                     "message": msg})
-    return out["inj"], out["ben"], out["inj_h"], out["ben_h"]
+    return split_thirds(SEED, INJ, BENIGN, wrapper("https://example.net/page", "text/html"))

@@ -47,3 +47,44 @@ def sampling(system, text):
     return {"jsonrpc": "2.0", "id": Ids.next(), "method": "sampling/createMessage", "params": {
         "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
         "systemPrompt": system, "maxTokens": 400}}
+
+
+RESPONSE_KINDS = ["tool_result", "resource", "prompt", "sampling"]
+
+
+def wrapper(uri, mime):
+    """A wrap(g, text, kinds) that carries text in one of the given response kinds."""
+    def wrap(g, text, kinds):
+        kind = g.choice(kinds)
+        return kind, {
+            "tool_result": lambda: result(text),
+            "resource": lambda: resource(uri, text, mime),
+            "prompt": lambda: prompt("Process", "Process this document:\n\n" + text),
+            "sampling": lambda: sampling("You are a helpful assistant.", text),
+        }[kind]()
+    return wrap
+
+
+def split_thirds(seed, inj, benign, wrap, benign_variants=lambda text: 2):
+    """Messages for {family: [text]} injections and benign texts, split before scoring: every
+    third sample of a family goes to the holdout. Benign texts come as a tool result or resource
+    and, for a second variant, as a prompt or sampling request.
+    Returns (tune injections, tune benign, holdout injections, holdout benign)."""
+    import random
+    g = random.Random(seed)
+    out = {"inj": [], "ben": [], "inj_h": [], "ben_h": []}
+    for family, texts in inj.items():
+        for i, text in enumerate(texts):
+            kind, msg = wrap(g, text, RESPONSE_KINDS)
+            out["inj_h" if i % 3 == 2 else "inj"].append(
+                {"label": "injection", "family": family, "kind": kind, "direction": "response",
+                 "message": msg})
+    for family, texts in benign.items():
+        for i, text in enumerate(texts):
+            for variant in range(benign_variants(text)):
+                kinds = [["tool_result", "resource"], ["prompt", "sampling"]][variant]
+                kind, msg = wrap(g, text, kinds)
+                out["ben_h" if i % 3 == 2 else "ben"].append(
+                    {"label": "benign", "family": family, "kind": kind, "direction": "response",
+                     "message": msg})
+    return out["inj"], out["ben"], out["inj_h"], out["ben_h"]
