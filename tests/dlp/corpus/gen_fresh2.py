@@ -18,7 +18,6 @@ figure stays an estimate for unseen wording. Own seed, so the other sets do not 
 
 import base64
 import codecs
-import random
 
 from mcpmsg import result, resource, tools_list, prompt, sampling, split_thirds
 
