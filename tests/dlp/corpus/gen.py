@@ -202,24 +202,15 @@ def main():
     tune2_injections, tune2_benign = gen_tune2.tune2()
     counts["injections_tune2.jsonl"] = write("injections_tune2.jsonl", tune2_injections)
     counts["benign_tune2.jsonl"] = write("benign_tune2.jsonl", tune2_benign)
-    # fresh2: new attack styles, split before scoring into a tuning half and a holdout third.
-    f2_inj, f2_ben, f2h_inj, f2h_ben = gen_fresh2.fresh2()
-    counts["injections_fresh2.jsonl"] = write("injections_fresh2.jsonl", f2_inj)
-    counts["benign_fresh2.jsonl"] = write("benign_fresh2.jsonl", f2_ben)
-    counts["injections_fresh2_holdout.jsonl"] = write("injections_fresh2_holdout.jsonl", f2h_inj)
-    counts["benign_fresh2_holdout.jsonl"] = write("benign_fresh2_holdout.jsonl", f2h_ben)
-    # web: code and markup attack payloads and their benign look-alikes, split as fresh2.
-    w_inj, w_ben, wh_inj, wh_ben = gen_web.web()
-    counts["injections_web.jsonl"] = write("injections_web.jsonl", w_inj)
-    counts["benign_web.jsonl"] = write("benign_web.jsonl", w_ben)
-    counts["injections_web_holdout.jsonl"] = write("injections_web_holdout.jsonl", wh_inj)
-    counts["benign_web_holdout.jsonl"] = write("benign_web_holdout.jsonl", wh_ben)
-    # fresh3: plain-wording injections and look-alikes, split as fresh2.
-    f3_inj, f3_ben, f3h_inj, f3h_ben = gen_fresh3.fresh3()
-    counts["injections_fresh3.jsonl"] = write("injections_fresh3.jsonl", f3_inj)
-    counts["benign_fresh3.jsonl"] = write("benign_fresh3.jsonl", f3_ben)
-    counts["injections_fresh3_holdout.jsonl"] = write("injections_fresh3_holdout.jsonl", f3h_inj)
-    counts["benign_fresh3_holdout.jsonl"] = write("benign_fresh3_holdout.jsonl", f3h_ben)
+    # Split sets (every third sample of a family is the holdout, scored but not tuned on):
+    # fresh2, new attack styles; web, code and markup payloads and their look-alikes; fresh3,
+    # plain-wording injections and look-alikes.
+    for name, sets in (("fresh2", gen_fresh2.fresh2()), ("web", gen_web.web()),
+                       ("fresh3", gen_fresh3.fresh3())):
+        files = (f"injections_{name}", f"benign_{name}",
+                 f"injections_{name}_holdout", f"benign_{name}_holdout")
+        for f, samples in zip(files, sets):
+            counts[f + ".jsonl"] = write(f + ".jsonl", samples)
     for k, v in counts.items():
         print(f"{k}: {v}")
 
