@@ -57,7 +57,12 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
 // What Hyperscan compiles for a rule: its prefilter, the alternation of its keywords for
 // `prefilter: keywords`, or else hsExpression(pattern).
 [[nodiscard]] std::string hsScanExpression(const Rule& r);
+// The pattern RE2 confirms with: `(?m)` for multiline rules, and `\s`/`\S` spelled out so that
+// vertical tab (0x0B) is white space to RE2 as it is to Hyperscan (PCRE's `\s`); RE2's `\s` leaves
+// it out. Where the two disagreed, RE2 saw a match Hyperscan had not, resumed after it and lost
+// the real one that began inside it (tests/fuzz/corpus/dlp_scan/regression-vertical-tab).
 [[nodiscard]] std::string re2Pattern(const Rule& r);
+[[nodiscard]] std::string re2Expression(std::string_view pattern);
 // How far from its gate a gated rule's match can reach: the widths of its pattern and of its
 // Hyperscan expression together (a prefilter match lies within the pattern's width of the match).
 // 0 if either is unbounded or the sum is over kMaxGateReach.

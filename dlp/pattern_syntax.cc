@@ -59,6 +59,51 @@ std::string hsExpression(std::string_view p) {
   return out;
 }
 
+std::string re2Expression(std::string_view p) {
+  // PCRE's (and Hyperscan's) white space: RE2's \s lacks \v.
+  constexpr std::string_view kSpace = "\\t\\n\\x0B\\f\\r ";
+  std::string out;
+  out.reserve(p.size() + 16);
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      const char e = p[++i];
+      if (e == 's') {
+        if (in_class) {
+          out += kSpace;
+        } else {
+          out += '[';
+          out += kSpace;
+          out += ']';
+        }
+      } else if (e == 'S' && !in_class) {
+        out += "[^";
+        out += kSpace;
+        out += ']';
+      } else {
+        // `\S` inside a class stays: RE2 cannot put a negated set inside a class, and its `\S`
+        // differs from PCRE's on 0x0B alone (the shipped rules write it only as `[\s\S]`).
+        out += c;
+        out += e;
+      }
+      continue;
+    }
+    if (in_class) {
+      in_class = c != ']';
+      out.push_back(c);
+      continue;
+    }
+    out.push_back(c);
+    if (c == '[') {
+      in_class = true;
+      if (i + 1 < p.size() && p[i + 1] == '^') out.push_back(p[++i]);
+      if (i + 1 < p.size() && p[i + 1] == ']') out.push_back(p[++i]);
+    }
+  }
+  return out;
+}
+
 // Where `p` has a repeat count written with a leading zero (`{06}`, `{1,020}`), or npos. RE2
 // reads such a brace as literal text and Hyperscan as a repeat, so the two engines would match
 // different things.

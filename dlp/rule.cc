@@ -402,7 +402,9 @@ std::size_t gateReach(const Rule& r) {
   return total <= kMaxGateReach ? total : 0;
 }
 
-std::string re2Pattern(const Rule& r) { return r.multiline ? "(?m)" + r.pattern : r.pattern; }
+std::string re2Pattern(const Rule& r) {
+  return r.multiline ? "(?m)" + re2Expression(r.pattern) : re2Expression(r.pattern);
+}
 
 std::unique_ptr<re2::RE2> compileRe2(const Rule& r) {
   return std::make_unique<re2::RE2>(re2Pattern(r), re2Options(r));

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "dlp/cli.h"
+#include "dlp/hs_util.h"
 #include "dlp/redact.h"
 #include "test_util.h"
 
@@ -286,6 +287,25 @@ TEST(Scanner, AMatchStartingInsideThePreviousOneIsFound) {
   ASSERT_EQ(secrets.size(), 2u) << ::testing::PrintToString(secrets);
   EXPECT_EQ(secrets[0], first + ";export");
   EXPECT_EQ(secrets[1], second);
+}
+
+// Vertical tab is white space to Hyperscan (PCRE's \s) and was not to RE2, so RE2 saw a match
+// of env-file-secret whose value ran through "\v...export" where Hyperscan saw none, resumed
+// after it and lost the real one beginning at that "export". The fuzzer found this
+// (tests/fuzz/corpus/dlp_scan/regression-vertical-tab).
+TEST(Scanner, VerticalTabIsWhiteSpaceToBothEngines) {
+  const Scanner s(shippedRules());
+  const std::string secret = "q7Zt2Lm9Xw4Rb8Kp";
+  const std::string text = "export TOKEN=abcd\vSexport TOKEN=" + secret;
+  const auto found = s.scanText(text, Direction::kRequest);
+  std::vector<std::string> secrets;
+  for (const auto& f : found.items) {
+    if (f.rule->id == "env-file-secret") secrets.push_back(text.substr(f.start, f.end - f.start));
+  }
+  EXPECT_EQ(secrets, std::vector<std::string>{secret});
+  EXPECT_EQ(re2Expression(R"(a\s+[^\s"]\S[\s\S])"),
+            R"(a[\t\n\x0B\f\r ]+[^\t\n\x0B\f\r "][^\t\n\x0B\f\r ][\t\n\x0B\f\r \S])");
+  EXPECT_EQ(re2Expression(R"(\\s)"), R"(\\s)");  // an escaped backslash, then "s"
 }
 
 // A prefilter's report is not its match's end: email-address reports at "@x", and its match may
