@@ -18,10 +18,12 @@ namespace {
 // this is found from its first 4 KiB, which is enough to confirm and redact it.
 constexpr std::size_t kMaxWindow = 4096;
 
-// Everything that changes the compiled database, so the cache key changes with it.
-std::string databaseKey(const std::vector<Rule>& rules) {
+// Everything that changes the compiled databases, so the cache key changes with it.
+// `on_request`: the rules of the request database (RuleSet::onRequest).
+std::string databaseKey(const std::vector<Rule>& rules, const std::vector<bool>& on_request) {
   std::string k = hs_version();
-  for (const auto& r : rules) {
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const Rule& r = rules[i];
     k += '\n';
     if (r.is_detector) {
       k += "detector";  // takes a rule index, so it moves the ids of the rules after it
@@ -29,23 +31,26 @@ std::string databaseKey(const std::vector<Rule>& rules) {
     }
     k += std::to_string(hsFlags(r));
     if (r.gate) k += "\tgated";
+    if (!on_request[i]) k += "\tnot-on-requests";
     k += '\t';
     k += hsScanExpression(r);
   }
   return sha256Hex(k);
 }
 
-std::filesystem::path cacheFile(const LoadOptions& o, const std::string& hash, bool gated) {
-  return o.cache_dir / ("rules-" + hash + (gated ? ".gated.hsdb" : ".hsdb"));
+std::filesystem::path cacheFile(const LoadOptions& o, const std::string& hash,
+                                std::string_view kind) {
+  return o.cache_dir / ("rules-" + hash + std::string(kind) + ".hsdb");
 }
 
-// One block-mode database of the rules whose gate presence is `gated`; null (and no error) if
-// there are none.
-std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs, bool gated) {
+// One block-mode database of the rules (not detectors) that `take` selects; null (and no error)
+// if there are none.
+template <typename Take>
+std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs, Take take) {
   std::vector<std::string> expressions;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    if (rs[i].is_detector || rs[i].gate.has_value() != gated) continue;
+    if (rs[i].is_detector || !take(i)) continue;
     expressions.push_back(hsScanExpression(rs[i]));
     flags.push_back(hsFlags(rs[i]));
     ids.push_back(static_cast<unsigned>(i));
@@ -242,30 +247,59 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
     }
     set->gate_reach_ = std::max(set->gate_reach_, dlp::gateReach(r));
   }
+  // The request database: the plain rules that can report on a request (RuleSet::onRequest).
+  // Built only when it leaves something out (the injection detector's signals, response-only
+  // rules): a small tools/call then skips their Hyperscan cost.
+  std::vector<bool> on_request(rs.size(), false);
+  std::size_t plain_count = 0, request_count = 0;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const Rule& r = rs[i];
+    if (r.is_detector) continue;
+    const std::size_t d = set->confirm_[i].detector;
+    on_request[i] = r.request || (d != kNoDetector && rs[d].request);
+    if (r.gate) continue;
+    ++plain_count;
+    if (on_request[i]) ++request_count;
+  }
+  set->request_split_ = request_count < plain_count;
   const bool any_gated = !set->gates_.empty();
-  const bool any_plain =
-      std::ranges::any_of(rs, [](const Rule& r) { return !r.gate && !r.is_detector; });
+  const bool any_plain = plain_count > 0;
+  const bool any_request = set->request_split_ && request_count > 0;
 
-  set->hash_ = databaseKey(rs);
+  const auto plain_rule = [&](std::size_t i) { return !rs[i].gate; };
+  const auto gated_rule = [&](std::size_t i) { return rs[i].gate.has_value(); };
+  const auto request_rule = [&](std::size_t i) { return !rs[i].gate && on_request[i]; };
+  set->hash_ = databaseKey(rs, on_request);
   if (!options.cache_dir.empty()) {
-    HsDatabase plain = any_plain ? readCache(cacheFile(options, set->hash_, false)) : nullptr;
-    HsDatabase gated = any_gated ? readCache(cacheFile(options, set->hash_, true)) : nullptr;
-    if ((plain || !any_plain) && (gated || !any_gated)) {
+    HsDatabase plain = any_plain ? readCache(cacheFile(options, set->hash_, "")) : nullptr;
+    HsDatabase gated = any_gated ? readCache(cacheFile(options, set->hash_, ".gated")) : nullptr;
+    HsDatabase request =
+        any_request ? readCache(cacheFile(options, set->hash_, ".request")) : nullptr;
+    if ((plain || !any_plain) && (gated || !any_gated) && (request || !any_request)) {
       set->db_ = std::move(plain);
       set->gated_db_ = std::move(gated);
+      set->request_db_ = std::move(request);
       set->from_cache_ = true;
       return set;
     }
   }
-  auto plain = compileDatabase(rs, false);
+  auto plain = compileDatabase(rs, plain_rule);
   if (!plain) return std::unexpected(plain.error());
-  auto gated = compileDatabase(rs, true);
+  auto gated = compileDatabase(rs, gated_rule);
   if (!gated) return std::unexpected(gated.error());
   set->db_ = std::move(*plain);
   set->gated_db_ = std::move(*gated);
+  if (any_request) {
+    auto request = compileDatabase(rs, request_rule);
+    if (!request) return std::unexpected(request.error());
+    set->request_db_ = std::move(*request);
+  }
   if (!options.cache_dir.empty()) {
-    if (set->db_) writeCache(cacheFile(options, set->hash_, false), set->db_.get());
-    if (set->gated_db_) writeCache(cacheFile(options, set->hash_, true), set->gated_db_.get());
+    if (set->db_) writeCache(cacheFile(options, set->hash_, ""), set->db_.get());
+    if (set->gated_db_) writeCache(cacheFile(options, set->hash_, ".gated"), set->gated_db_.get());
+    if (set->request_db_) {
+      writeCache(cacheFile(options, set->hash_, ".request"), set->request_db_.get());
+    }
   }
   return set;
 }

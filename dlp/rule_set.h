@@ -98,6 +98,18 @@ class RuleSet {
   [[nodiscard]] const std::vector<std::size_t>& detectors() const { return detectors_; }
   // Rules without a gate; null if every rule is gated.
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
+  // What a scan in `dir` runs over the whole text: database(), or, for a request under a policy
+  // that keeps each rule's directions, the request database: the plain rules that apply to
+  // requests or feed a detector that does (null when there are none). Hyperscan ids are rule
+  // indices in both.
+  [[nodiscard]] const hs_database_t* databaseFor(Direction dir, bool all_directions,
+                                                 bool signals) const {
+    if (dir == Direction::kRequest && request_split_ && !all_directions && !signals) {
+      return request_db_.get();
+    }
+    return db_.get();
+  }
+  [[nodiscard]] const hs_database_t* requestDatabase() const { return request_db_.get(); }
   // Rules with a gate, scanned only inside gates().windows(text, gateReach()); null if none.
   [[nodiscard]] const hs_database_t* gatedDatabase() const { return gated_db_.get(); }
   [[nodiscard]] const Gates& gates() const { return gates_; }
@@ -124,6 +136,8 @@ class RuleSet {
   std::unordered_map<std::string, std::size_t> by_id_;
   HsDatabase db_;
   HsDatabase gated_db_;
+  HsDatabase request_db_;
+  bool request_split_ = false;  // requests scan request_db_, not db_
   Gates gates_;
   std::size_t gate_reach_ = 0;
   std::string hash_;

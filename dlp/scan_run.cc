@@ -38,7 +38,7 @@ bool prepareThread(const RuleSet& rs) {
   if (t.prepared_for != rs.hash() || !t.scratch) {
     // One scratch serves both databases: hs_alloc_scratch grows it to fit each.
     hs_scratch_t* s = t.scratch.release();
-    for (const hs_database_t* db : {rs.database(), rs.gatedDatabase()}) {
+    for (const hs_database_t* db : {rs.database(), rs.gatedDatabase(), rs.requestDatabase()}) {
       if (db != nullptr && hs_alloc_scratch(db, &s) != HS_SUCCESS) {
         t.scratch.reset(s);
         return false;
@@ -179,9 +179,9 @@ void Run::hsPass(std::string_view text, std::vector<Hit>& out) {
     t.gen = 1;
   }
   Pass pass{this, text, &out};
-  if (rs_.database() != nullptr &&
-      hs_scan(rs_.database(), text.data(), static_cast<unsigned>(text.size()), 0, t.scratch.get(),
-              &Run::onMatch, &pass) != HS_SUCCESS) {
+  const hs_database_t* db = rs_.databaseFor(dir_, policy_.all_directions, policy_.signals);
+  if (db != nullptr && hs_scan(db, text.data(), static_cast<unsigned>(text.size()), 0,
+                               t.scratch.get(), &Run::onMatch, &pass) != HS_SUCCESS) {
     failed = true;
   }
   // Gated rules (their ids are disjoint from the first database's, so the per-rule bookkeeping

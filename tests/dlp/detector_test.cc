@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -73,6 +77,54 @@ TEST(Detector, ACommandReportsAloneInRequestsAndIsASignalInResponses) {
   const auto resp2 = s.scanText("strong-a: rm -rf ~", Direction::kResponse);
   ASSERT_NE(detectorFinding(resp2), nullptr);
   EXPECT_EQ(signalIds(*detectorFinding(resp2)), (std::vector<std::string>{"strong-a", "cmd"}));
+}
+
+// Requests scan a database of their own without the signals of a response-only detector (a
+// small tools/call then skips their cost); a policy that ignores directions, or that reports
+// signals alone (`rules test`), still gets every rule on a request, from the cache too.
+TEST(Detector, RequestsSkipResponseOnlySignalsUnlessThePolicyAsksForEveryRule) {
+  const auto dir = std::filesystem::path(std::getenv("MCPGATE_CACHE_DIR")) /
+                   ("request-db-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto parsed = loadRuleText(kPack, "test.yaml");
+  ASSERT_TRUE(parsed);
+  const LoadOptions opts{dir};
+  for (const bool cached : {false, true}) {
+    auto set = RuleSet::fromRules(*parsed, opts);
+    ASSERT_TRUE(set) << set.error().message;
+    EXPECT_EQ((*set)->fromCache(), cached);
+    ASSERT_NE((*set)->requestDatabase(), nullptr);
+    EXPECT_NE((*set)->requestDatabase(), (*set)->database());
+    const Scanner s(*set);
+    const std::string text = "strong-b ... strong-a; rm -rf ~";
+    const auto req = s.scanText(text, Direction::kRequest);
+    ASSERT_EQ(req.items.size(), 1u);
+    EXPECT_EQ(req.items[0].rule->id, "cmd");
+    ASSERT_NE(detectorFinding(s.scanText(text, Direction::kResponse)), nullptr);
+    Policy every;
+    every.all_directions = true;
+    const auto all = s.scanText(text, Direction::kRequest, every);
+    ASSERT_NE(detectorFinding(all), nullptr);
+    EXPECT_EQ(signalIds(*detectorFinding(all)),
+              (std::vector<std::string>{"strong-a", "strong-b", "cmd"}));
+    Policy signals;
+    signals.signals = true;
+    const auto weak = s.scanText("weak", Direction::kRequest, signals);
+    ASSERT_EQ(weak.items.size(), 1u);
+    EXPECT_EQ(weak.items[0].rule->id, "weak");
+  }
+  // Which rules requests scan is part of the cache key: the same patterns with `cmd` moved to
+  // responses must not reuse the request database that holds it.
+  auto moved = *parsed;
+  for (auto& r : moved) {
+    if (r.id == "cmd") std::swap(r.request, r.response);
+  }
+  auto set = RuleSet::fromRules(moved, opts);
+  ASSERT_TRUE(set);
+  EXPECT_FALSE((*set)->fromCache());
+  EXPECT_EQ((*set)->requestDatabase(), nullptr);  // nothing applies to requests now
+  EXPECT_TRUE(Scanner(*set).scanText("rm -rf ~", Direction::kRequest).empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Detector, ASignalInsideAQuotationThatIsOnlyMentionedDoesNotCount) {
