@@ -295,8 +295,12 @@ void Run::confirm(unsigned id, std::size_t to, std::string_view text, std::size_
                   std::string_view context, std::vector<Hit>& out) {
   auto& t = tls;
   const auto& cf = rs_.confirm(id);
-  const std::size_t hi = std::min(text.size(), to + cf.window);
   const Rule& r = rs_.rules()[id];
+  // Near a keyword reported at `to` (its end), a match counts only with the keyword at most
+  // kKeywordBefore before its start or kKeywordAfter after its end (accept()), so it lies in
+  // [to - kKeywordAfter - width, to + kKeywordBefore + width]: about half of +-cf.window.
+  const std::size_t after = cf.keyword_gated ? kKeywordBefore + cf.base_window : cf.window;
+  const std::size_t hi = std::min(text.size(), to + after);
   // A pattern's report is its match's end; a keyword's or a prefilter's report stands for
   // every match in its window (a prefilter's match may end a window after it), so it is
   // covered only once the whole window was searched.
@@ -307,8 +311,16 @@ void Run::confirm(unsigned id, std::size_t to, std::string_view text, std::size_
   // begin inside the one before it (`export ` inside the previous value of
   // `(?:^|export )TOKEN=(\S{12,})`), and starting after the end would lose it. Starting
   // there finds the previous match's tail again at worst, which costs one more attempt.
+  const std::size_t before = cf.keyword_gated ? kKeywordAfter + cf.base_window : cf.window;
   std::size_t lo = std::max(t.searched[id] > base ? t.searched[id] - base : 0,
-                            to > cf.window ? to - cf.window : 0);
+                            to > before ? to - before : 0);
+  // Until this pass finds the rule's first match, each keyword search started at its own
+  // range's start and found nothing up to `skip`; a match in this range lies in no earlier one
+  // (the ranges move on with the reports), so it ends after `skip` and starts at most the
+  // pattern's width before it. Dense keywords ("copper" in prose) then search each byte once.
+  if (cf.keyword_gated && t.searched[id] == 0 && t.skip[id] > base + cf.base_window) {
+    lo = std::max(lo, t.skip[id] - base - cf.base_window);
+  }
   re2::StringPiece g[kMaxGroups];
   const int ngroups = std::min(r.secret_group + 1, kMaxGroups);
   for (int attempt = 0; cf.keyword_gated || attempt < kMaxConfirmAttempts; ++attempt) {

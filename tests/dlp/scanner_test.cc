@@ -308,6 +308,57 @@ TEST(Scanner, VerticalTabIsWhiteSpaceToBothEngines) {
   EXPECT_EQ(re2Expression(R"(\\s)"), R"(\\s)");  // an escaped backslash, then "s"
 }
 
+// A keyword-gated rule (copper-api-key: `\b([a-z0-9]{32})\b` near "copper") is searched only
+// where a match could have the keyword within kKeywordBefore before it or kKeywordAfter after
+// it, and dense keywords do not search a byte twice. Whatever the layout, a key is found exactly
+// when a "copper" lies in [start - 256, end + 32].
+TEST(Scanner, AKeywordGatedKeyIsFoundExactlyWhenItsKeywordIsInReach) {
+  const Scanner s(shippedRules());
+  std::uint64_t state = 7;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::size_t>(state >> 33);
+  };
+  const std::vector<std::string> words = {"amber", "river", "stone", "cloud", "maple", "fern"};
+  int found_some = 0, missed_some = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    std::vector<std::pair<std::size_t, std::size_t>> keys;
+    const std::size_t pieces = 20 + next() % 200;
+    for (std::size_t i = 0; i < pieces; ++i) {
+      if (!text.empty()) text += ' ';
+      const std::size_t roll = next() % 100;
+      if (roll < 12) {
+        text += "copper";
+      } else if (roll < 15) {
+        std::string key;
+        for (int k = 0; k < 32; ++k) key += "qrstuvwxyz0123456789"[next() % 20];
+        key[0] = 'q';  // never all hex or all letters (the rule's excludes)
+        key[1] = '7';
+        keys.emplace_back(text.size(), text.size() + key.size());
+        text += key;
+      } else {
+        text += words[next() % words.size()];
+      }
+    }
+    const auto found = s.scanText(text, Direction::kRequest);
+    for (const auto& [ks, ke] : keys) {
+      bool reach = false;
+      for (std::size_t at = text.find("copper"); at != std::string::npos;
+           at = text.find("copper", at + 1)) {
+        reach = reach || (at + 256 >= ks && at + 6 <= ke + 32);
+      }
+      const bool got = std::ranges::any_of(found.items, [&](const Finding& f) {
+        return f.rule->id == "copper-api-key" && f.start == ks && f.end == ke;
+      });
+      EXPECT_EQ(got, reach) << "round " << round << " key at " << ks << "\n" << text;
+      (got ? found_some : missed_some) += 1;
+    }
+  }
+  EXPECT_GT(found_some, 100);
+  EXPECT_GT(missed_some, 20);
+}
+
 // A prefilter's report is not its match's end: email-address reports at "@x", and its match may
 // end a window later. A report with no match in its window (`q@z`) must not mark later reports
 // inside that window as searched: the address after it reaches past the window's end. The
