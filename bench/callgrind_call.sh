@@ -10,6 +10,9 @@
 # up under valgrind). Two connections, 4 KiB calls; the counts are zeroed after
 # a 3 s warm-up and dumped after SECONDS (8) of load. Prints the calls, the
 # instructions per call and the dump's path (read it with callgrind_annotate).
+# DLP_RULES=DIR turns DLP on with that rule directory; the gateway first runs
+# once outside valgrind to fill its rule cache (a cold compile under valgrind
+# takes minutes).
 set -euo pipefail
 BIN=$(realpath "$1"); MODE=$2
 BUILD=$(realpath "${3:-build}"); SECONDS_RUN=${4:-8}
@@ -34,6 +37,9 @@ state_dir: $WORK/state
 cache_dir: $WORK/cache
 dlp: {enabled: false}
 EOF
+if [ -n "${DLP_RULES:-}" ]; then
+  sed -i "s|^dlp: .*|dlp: {enabled: true, rules: [$(realpath "$DLP_RULES")]}|" "$WORK/gw.yaml"
+fi
 chmod 644 "$WORK/gw.yaml"
 install -d -o $USER_ID -g $USER_ID "$WORK/state" "$WORK/cache" "$WORK/out"
 
@@ -41,6 +47,15 @@ setsid "$BUILD/gateway/mcpgate-spawner" --config "$WORK/gw.yaml" --socket "$WORK
   --gateway-user $USER_ID > "$WORK/spawner.log" 2>&1 < /dev/null &
 SPAWNER=$!
 for _ in $(seq 1 50); do [ -S "$WORK/spawner.sock" ] && break; sleep 0.2; done
+
+if [ -n "${DLP_RULES:-}" ]; then
+  setsid setpriv --reuid $USER_ID --regid $USER_ID --clear-groups \
+    "$BIN" serve -c "$WORK/gw.yaml" --threads 1 --spawner "$WORK/spawner.sock" \
+    > "$WORK/warm.log" 2>&1 < /dev/null &
+  WARM=$!
+  for _ in $(seq 1 300); do grep -aq '"msg":"listening"' "$WORK/warm.log" && break; sleep 0.5; done
+  kill "$WARM"; wait "$WARM" 2>/dev/null || true
+fi
 
 OUT=$WORK/out/callgrind.out
 setsid setpriv --reuid $USER_ID --regid $USER_ID --clear-groups \
