@@ -1,12 +1,16 @@
 // The DLP scanner with its decoders and redaction, on a JSON-RPC message (or, when the input is
 // not JSON, on plain text). Properties: findings lie inside their string; redacting every finding
-// leaves valid JSON (strict UTF-8) in which a second scan finds nothing.
+// leaves valid JSON (strict UTF-8) in which a second scan finds nothing; a request scan that keeps
+// each rule's directions (the request database) finds what the all-directions scan finds for
+// the rules that apply to requests.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "dlp/redact.h"
 #include "dlp/scanner.h"
@@ -33,7 +37,40 @@ const dlp::Policy& redactEverything() {
   return policy;
 }
 
+// The findings of rules that apply to requests, as comparable tuples.
+std::vector<std::tuple<std::string, std::string, std::size_t, std::size_t, std::string>> onRequests(
+    const dlp::Findings& found) {
+  std::vector<std::tuple<std::string, std::string, std::size_t, std::size_t, std::string>> out;
+  for (const auto& f : found.items) {
+    if (f.rule->request) out.emplace_back(f.rule->id, f.pointer, f.start, f.end, f.decoded_by);
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+const dlp::Policy& keepDirections() {
+  static const dlp::Policy policy = [] {
+    dlp::Policy p = redactEverything();
+    p.all_directions = false;
+    return p;
+  }();
+  return policy;
+}
+
+void checkRequestDatabase(const dlp::Findings& all, const dlp::Findings& request) {
+  check(all.failed == request.failed, "the request database's scan failed differently");
+  check(onRequests(all) == onRequests(request),
+        "the request database's findings differ from the full database's on request rules");
+}
+
 }  // namespace
+
+// The shipped packs load (a cold compile is ~20 s under ASan) before the first input, outside
+// libFuzzer's per-input timeout: CI's fuzz tree starts with an empty rule cache.
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  (void)mcpgate::fuzz::shippedRules();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 64 * 1024) return 0;
@@ -44,6 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   json message = json::parse(input, nullptr, false);
   if (message.is_discarded()) {
     const auto found = scanner.scanText(input, dlp::Direction::kRequest, policy);
+    checkRequestDatabase(found, scanner.scanText(input, dlp::Direction::kRequest, keepDirections()));
     for (const auto& f : found.items) {
       check(f.start < f.end && f.end <= input.size(), "a finding lies outside the text");
     }
@@ -76,6 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const auto found = scanner.scan(message, dlp::Direction::kRequest, policy);
+  checkRequestDatabase(found, scanner.scan(message, dlp::Direction::kRequest, keepDirections()));
   if (found.failed || found.items.empty()) return 0;
   json redacted = message;
   const auto changed = dlp::redact(redacted, found);
