@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "dlp/rule_cache.h"
@@ -19,7 +21,7 @@ namespace {
 constexpr std::size_t kMaxWindow = 4096;
 
 // Everything that changes the compiled databases, so the cache key changes with it.
-// `on_request`: the rules of the request database (RuleSet::onRequest).
+// `on_request`: the rules of the request database (RuleSet::requestDatabase).
 std::string databaseKey(const std::vector<Rule>& rules, const std::vector<bool>& on_request) {
   std::string k = hs_version();
   for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -45,8 +47,8 @@ std::filesystem::path cacheFile(const LoadOptions& o, const std::string& hash,
 
 // One block-mode database of the rules (not detectors) that `take` selects; null (and no error)
 // if there are none.
-template <typename Take>
-std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs, Take take) {
+std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs,
+                                                 const std::function<bool(std::size_t)>& take) {
   std::vector<std::string> expressions;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < rs.size(); ++i) {
@@ -247,7 +249,7 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
     }
     set->gate_reach_ = std::max(set->gate_reach_, dlp::gateReach(r));
   }
-  // The request database: the plain rules that can report on a request (RuleSet::onRequest).
+  // The request database: the plain rules that can report on a request (RuleSet::requestDatabase).
   // Built only when it leaves something out (the injection detector's signals, response-only
   // rules): a small tools/call then skips their Hyperscan cost.
   std::vector<bool> on_request(rs.size(), false);
@@ -262,43 +264,43 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
     if (on_request[i]) ++request_count;
   }
   set->request_split_ = request_count < plain_count;
-  const bool any_gated = !set->gates_.empty();
-  const bool any_plain = plain_count > 0;
-  const bool any_request = set->request_split_ && request_count > 0;
 
-  const auto plain_rule = [&](std::size_t i) { return !rs[i].gate; };
-  const auto gated_rule = [&](std::size_t i) { return rs[i].gate.has_value(); };
-  const auto request_rule = [&](std::size_t i) { return !rs[i].gate && on_request[i]; };
+  // The databases and their cache files: all from the cache, or all compiled.
+  struct Part {
+    std::string_view suffix;
+    bool needed;
+    std::function<bool(std::size_t)> take;
+    HsDatabase* into;
+  };
+  const std::array<Part, 3> parts{{
+      {"", plain_count > 0, [&](std::size_t i) { return !rs[i].gate; }, &set->db_},
+      {".gated", !set->gates_.empty(), [&](std::size_t i) { return rs[i].gate.has_value(); },
+       &set->gated_db_},
+      {".request", set->request_split_ && request_count > 0,
+       [&](std::size_t i) { return !rs[i].gate && on_request[i]; }, &set->request_db_},
+  }};
   set->hash_ = databaseKey(rs, on_request);
   if (!options.cache_dir.empty()) {
-    HsDatabase plain = any_plain ? readCache(cacheFile(options, set->hash_, "")) : nullptr;
-    HsDatabase gated = any_gated ? readCache(cacheFile(options, set->hash_, ".gated")) : nullptr;
-    HsDatabase request =
-        any_request ? readCache(cacheFile(options, set->hash_, ".request")) : nullptr;
-    if ((plain || !any_plain) && (gated || !any_gated) && (request || !any_request)) {
-      set->db_ = std::move(plain);
-      set->gated_db_ = std::move(gated);
-      set->request_db_ = std::move(request);
+    std::array<HsDatabase, 3> cached;
+    bool all = true;
+    for (std::size_t k = 0; k < parts.size() && all; ++k) {
+      if (!parts[k].needed) continue;
+      cached[k] = readCache(cacheFile(options, set->hash_, parts[k].suffix));
+      all = cached[k] != nullptr;
+    }
+    if (all) {
+      for (std::size_t k = 0; k < parts.size(); ++k) *parts[k].into = std::move(cached[k]);
       set->from_cache_ = true;
       return set;
     }
   }
-  auto plain = compileDatabase(rs, plain_rule);
-  if (!plain) return std::unexpected(plain.error());
-  auto gated = compileDatabase(rs, gated_rule);
-  if (!gated) return std::unexpected(gated.error());
-  set->db_ = std::move(*plain);
-  set->gated_db_ = std::move(*gated);
-  if (any_request) {
-    auto request = compileDatabase(rs, request_rule);
-    if (!request) return std::unexpected(request.error());
-    set->request_db_ = std::move(*request);
-  }
-  if (!options.cache_dir.empty()) {
-    if (set->db_) writeCache(cacheFile(options, set->hash_, ""), set->db_.get());
-    if (set->gated_db_) writeCache(cacheFile(options, set->hash_, ".gated"), set->gated_db_.get());
-    if (set->request_db_) {
-      writeCache(cacheFile(options, set->hash_, ".request"), set->request_db_.get());
+  for (const Part& part : parts) {
+    if (!part.needed) continue;
+    auto db = compileDatabase(rs, part.take);
+    if (!db) return std::unexpected(db.error());
+    *part.into = std::move(*db);
+    if (!options.cache_dir.empty() && *part.into) {
+      writeCache(cacheFile(options, set->hash_, part.suffix), part.into->get());
     }
   }
   return set;

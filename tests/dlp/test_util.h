@@ -6,13 +6,29 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlp/rule_set.h"
+#include "dlp/scanner.h"
 
 namespace mcpgate::dlp::testing {
 
 inline std::filesystem::path sourceDir() { return MCPGATE_SOURCE_DIR; }
+
+// The rule ids of the findings, in order; the first finding of rule `id`, or null.
+inline std::vector<std::string> ruleIds(const Findings& f) {
+  std::vector<std::string> ids;
+  for (const auto& x : f.items) ids.push_back(x.rule->id);
+  return ids;
+}
+
+inline const Finding* findRule(const Findings& f, std::string_view id) {
+  for (const auto& x : f.items) {
+    if (x.rule->id == id) return &x;
+  }
+  return nullptr;
+}
 
 // The shipped packs, loaded once for the whole test binary.
 inline std::shared_ptr<const RuleSet> shippedRules() {
