@@ -296,6 +296,8 @@ class Parser {
         parseValidator(r, v);
       } else if (key == "exclude") {
         r.exclude = strings(v, key);
+      } else if (key == "exclude_match") {
+        r.exclude_match = strings(v, key);
       } else if (key == "stopwords") {
         for (auto& k : strings(v, key)) r.stopwords.push_back(lower(std::move(k)));
       } else if (key == "examples") {
@@ -490,6 +492,12 @@ std::expected<void, Error> checkRule(const Rule& r) {
   for (const auto& ex : r.exclude) {
     re2::RE2 x(ex, re2Options(r));
     if (!x.ok()) return std::unexpected(Error{prefix + "bad exclude '" + ex + "': " + x.error()});
+  }
+  for (const auto& ex : r.exclude_match) {
+    re2::RE2 x(ex, re2Options(r));
+    if (!x.ok()) {
+      return std::unexpected(Error{prefix + "bad exclude_match '" + ex + "': " + x.error()});
+    }
   }
   return {};
 }

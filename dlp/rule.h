@@ -84,6 +84,9 @@ struct Rule {
   double min_entropy = 0.0;            // bits per character, for ValidatorKind::kEntropy
   std::vector<std::string> exclude;    // RE2 patterns; a match in the secret vetoes it
   std::vector<std::string> stopwords;  // lower-cased substrings that veto the secret
+  // RE2 patterns; a match anywhere in the rule's whole match (not only the secret) vetoes it:
+  // for rules whose name part is open (`<anything> key = …`) and must not be `cache key`.
+  std::vector<std::string> exclude_match;
 
   // Where the rule reports on its own. A detector signal may report nowhere (`directions: none`):
   // it then only adds its weight to its detector's score.

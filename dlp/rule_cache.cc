@@ -13,11 +13,11 @@ namespace mcpgate::dlp {
 namespace {
 
 // Bump when the layout below changes.
-constexpr std::string_view kMagic = "mcpgate-rules-v2";
+constexpr std::string_view kMagic = "mcpgate-rules-v3";
 
 // Every field of Rule is written below. A new field must be added to put()/get() (and kMagic
 // bumped), or a warm start would silently drop it: this assertion makes that a build error.
-static_assert(sizeof(Rule) == 480, "Rule changed: add the new field to dlp/rule_cache.cc");
+static_assert(sizeof(Rule) == 504, "Rule changed: add the new field to dlp/rule_cache.cc");
 
 class Writer {
  public:
@@ -161,6 +161,7 @@ std::string serializeRules(const CachedRules& c) {
     w.f64(r.min_entropy);
     w.strs(r.exclude);
     w.strs(r.stopwords);
+    w.strs(r.exclude_match);
     w.u64(static_cast<std::uint64_t>(r.action));
     w.u64(static_cast<std::uint64_t>(r.redact));
     w.u64(r.mask_keep);
@@ -213,6 +214,7 @@ std::optional<CachedRules> deserializeRules(std::string_view blob) {
     r.min_entropy = in.f64();
     r.exclude = in.strs();
     r.stopwords = in.strs();
+    r.exclude_match = in.strs();
     r.action = in.enumeration(Action::kBlock);
     r.redact = in.enumeration(RedactStyle::kHash);
     r.mask_keep = in.u64();

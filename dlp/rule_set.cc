@@ -209,13 +209,12 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
       }
     }
     c.re = LazyRe2(re2Pattern(r), re2Options(r));
-    for (const auto& x : r.exclude) {
-      re2::RE2::Options o;
-      o.set_encoding(re2::RE2::Options::EncodingLatin1);
-      o.set_case_sensitive(false);
-      o.set_log_errors(false);
-      c.exclude.emplace_back(x, o);
-    }
+    re2::RE2::Options xo;
+    xo.set_encoding(re2::RE2::Options::EncodingLatin1);
+    xo.set_case_sensitive(false);
+    xo.set_log_errors(false);
+    for (const auto& x : r.exclude) c.exclude.emplace_back(x, xo);
+    for (const auto& x : r.exclude_match) c.exclude_match.emplace_back(x, xo);
     if (windows != nullptr && i < windows->size()) {
       c.window = (*windows)[i];
     } else {

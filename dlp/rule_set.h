@@ -86,6 +86,7 @@ class RuleSet {
     // Compiled lazily: rules loaded from the cache were validated when they were cached.
     LazyRe2 re;
     std::vector<LazyRe2> exclude;
+    std::vector<LazyRe2> exclude_match;
     // Widest match the pattern can produce, bounded: the RE2 window around a reported end.
     std::size_t window = 0;
     std::size_t base_window = 0;  // `window` before the keyword widening (what the cache keeps)

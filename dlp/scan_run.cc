@@ -365,6 +365,9 @@ void Run::accept(unsigned id, const Rule& r, const RuleSet::Confirm& cf, std::st
   for (const auto& x : cf.exclude) {
     if (re2::RE2::PartialMatch(piece(secret), *x)) return;
   }
+  for (const auto& x : cf.exclude_match) {
+    if (re2::RE2::PartialMatch(piece(text.substr(ms, me - ms)), *x)) return;
+  }
   switch (r.validator) {
     case ValidatorKind::kNone:
       break;

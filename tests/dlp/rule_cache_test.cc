@@ -127,5 +127,33 @@ TEST(RuleCache, ShippedRulesRoundTrip) {
   EXPECT_FALSE(deserializeRules(""));
 }
 
+// `exclude_match` vetoes on the rule's whole match (here the name before `key`), where
+// `exclude` sees only the secret; a warm start must keep it, or every cache key would leak
+// through as a finding after the first restart.
+TEST_F(RuleCacheTest, ExcludeMatchVetoesOnTheWholeMatchColdAndWarm) {
+  write(R"(defaults:
+  category: secret
+rules:
+  - id: named-key
+    description: A key-named assignment
+    pattern: '(?:[a-z]{1,20}[ _]?)?key = ([a-z0-9]{12})'
+    secret_group: 1
+    exclude_match: ['cache[ _]?key']
+    examples:
+      match: ['orbit key = a1b2c3d4e5f6']
+      no_match: ['cache key = a1b2c3d4e5f6']
+)");
+  for (const char* start : {"cold", "warm"}) {
+    SCOPED_TRACE(start);
+    const auto set = load();
+    ASSERT_TRUE(set);
+    EXPECT_EQ(findings(set, "orbit key = a1b2c3d4e5f6"), 1u);
+    EXPECT_EQ(findings(set, "cache key = a1b2c3d4e5f6"), 0u);
+    // The secret alone holds no excluded word: only the whole match can veto it.
+    EXPECT_EQ(findings(set, "cache_key = a1b2c3d4e5f6 and orbit key = 0f9e8d7c6b5a"), 1u);
+  }
+  EXPECT_EQ(cachedRuleFiles().size(), 1u);
+}
+
 }  // namespace
 }  // namespace mcpgate::dlp
