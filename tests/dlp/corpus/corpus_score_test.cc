@@ -183,6 +183,13 @@ constexpr double kMinFresh3InjectionRecall = 0.95;
 constexpr double kMaxFresh3BenignFpRate = 0.03;
 constexpr double kMinFresh3HoldoutInjectionRecall = 0.30;
 constexpr double kMaxFresh3HoldoutBenignFpRate = 0.10;
+// generic (gen_generic.py, session 17): keys of services no rule names, in 28 shapes (env, YAML,
+// JSON, code, shell, logs, headers, docs, Kubernetes env entries), and key-named values that are
+// not credentials (cache, object, sort, idempotency and public keys, digests, UUIDs). Scored once
+// before the last three rules: 0.836, no secret rule on the look-alikes. One shape (a key passed
+// positionally with no name near it, 5 of 140) is out of reach of any keyword-free rule.
+constexpr double kMinGenericSecretRecall = 0.95;
+constexpr double kMaxGenericBenignFpRate = 0.01;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -219,7 +226,9 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_fresh3.jsonl", "injection_fresh3"},
            {"benign_fresh3.jsonl", "benign_fresh3"},
            {"injections_fresh3_holdout.jsonl", "injection_fresh3_holdout"},
-           {"benign_fresh3_holdout.jsonl", "benign_fresh3_holdout"}}) {
+           {"benign_fresh3_holdout.jsonl", "benign_fresh3_holdout"},
+           {"secrets_generic.jsonl", "secret_generic"},
+           {"benign_generic.jsonl", "benign_generic"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -270,6 +279,8 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_fresh3"].rate(), kMaxFresh3BenignFpRate);
   EXPECT_GE(all.label["injection_fresh3_holdout"].rate(), kMinFresh3HoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_fresh3_holdout"].rate(), kMaxFresh3HoldoutBenignFpRate);
+  EXPECT_GE(all.label["secret_generic"].rate(), kMinGenericSecretRecall);
+  EXPECT_LE(all.label["benign_generic"].rate(), kMaxGenericBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
