@@ -1,4 +1,5 @@
 #include <cstring>
+#include <optional>
 #include <map>
 #include <string_view>
 
@@ -56,8 +57,21 @@ std::vector<ExampleFailure> runExamples(const std::shared_ptr<const RuleSet>& ru
   policy.signals = true;  // a signal's examples test the signal; its detector's test the score
   for (const auto& r : rules->rules()) {
     const auto where = [&](const Example& e) { return r.file + ":" + std::to_string(e.line); };
+    // A rule keyed on whole JSON keys (`keyword_scope: json_key`) is tested on JSON: its examples
+    // are JSON texts, scanned as a message is.
+    const auto scan = [&](const Example& e) -> std::optional<Findings> {
+      if (!r.keywords_json_key) return scanner.scanText(e.text, Direction::kRequest, policy);
+      const auto doc = nlohmann::json::parse(e.text, nullptr, /*allow_exceptions=*/false);
+      if (doc.is_discarded()) {
+        failures.push_back({where(e), r.id, "example is not JSON (keyword_scope: json_key)"});
+        return std::nullopt;
+      }
+      return scanner.scan(doc, Direction::kRequest, policy);
+    };
     for (const auto& e : r.match) {
-      const Findings f = scanner.scanText(e.text, Direction::kRequest, policy);
+      const auto scanned = scan(e);
+      if (!scanned) continue;
+      const Findings& f = *scanned;
       std::vector<const Finding*> mine;
       for (const auto& item : f.items) {
         if (item.rule == &r) mine.push_back(&item);
@@ -77,7 +91,9 @@ std::vector<ExampleFailure> runExamples(const std::shared_ptr<const RuleSet>& ru
       }
     }
     for (const auto& e : r.no_match) {
-      const Findings f = scanner.scanText(e.text, Direction::kRequest, policy);
+      const auto scanned = scan(e);
+      if (!scanned) continue;
+      const Findings& f = *scanned;
       if (std::ranges::any_of(f.items, [&](const Finding& x) { return x.rule == &r; })) {
         failures.push_back({where(e), r.id,
                             "no_match example matched: " + shorten(e.text) +

@@ -296,6 +296,10 @@ class Parser {
         parseValidator(r, v);
       } else if (key == "exclude") {
         r.exclude = strings(v, key);
+      } else if (key == "keyword_scope") {
+        const std::string scope = scalar(v, key);
+        if (scope != "json_key" && scope != "near") fail(v, "keyword_scope is near or json_key");
+        r.keywords_json_key = scope == "json_key";
       } else if (key == "exclude_match") {
         r.exclude_match = strings(v, key);
       } else if (key == "stopwords") {
@@ -449,6 +453,9 @@ std::expected<void, Error> checkRule(const Rule& r) {
   }
   if (r.keywordGated() && r.keywords.empty()) {
     return std::unexpected(Error{prefix + "'prefilter: keywords' needs a keywords list"});
+  }
+  if (r.keywords_json_key && !r.keywordGated()) {
+    return std::unexpected(Error{prefix + "'keyword_scope: json_key' needs 'prefilter: keywords'"});
   }
   if (!r.prefilter.empty()) {
     hs_expr_info_t* raw_pre = nullptr;

@@ -78,6 +78,12 @@ struct Rule {
   int secret_group = 0;
 
   std::vector<std::string> keywords;  // lower-cased; at least one must appear near the match
+  // `keyword_scope: json_key`: a keyword counts only as the whole JSON key the string is the value
+  // of (compared ignoring case, `_` and `-`: `session_token` is `sessionToken`), never in text.
+  // For bare names such as `token` or `secret`, which as substrings would take `nextPageToken`.
+  // Such a rule (with `prefilter: keywords`) is left out of the Hyperscan databases: only the
+  // JSON walk's key pass runs it.
+  bool keywords_json_key = false;
   std::size_t min_length = 0;
   std::size_t max_length = 0;  // 0: no limit
   ValidatorKind validator = ValidatorKind::kNone;

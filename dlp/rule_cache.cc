@@ -13,11 +13,11 @@ namespace mcpgate::dlp {
 namespace {
 
 // Bump when the layout below changes.
-constexpr std::string_view kMagic = "mcpgate-rules-v3";
+constexpr std::string_view kMagic = "mcpgate-rules-v4";
 
 // Every field of Rule is written below. A new field must be added to put()/get() (and kMagic
 // bumped), or a warm start would silently drop it: this assertion makes that a build error.
-static_assert(sizeof(Rule) == 504, "Rule changed: add the new field to dlp/rule_cache.cc");
+static_assert(sizeof(Rule) == 512, "Rule changed: add the new field to dlp/rule_cache.cc");
 
 class Writer {
  public:
@@ -152,7 +152,7 @@ std::string serializeRules(const CachedRules& c) {
       w.u64(r.gate->min);
     }
     w.u64((r.caseless ? 1 : 0) | (r.dotall ? 2 : 0) | (r.multiline ? 4 : 0) | (r.request ? 8 : 0) |
-          (r.response ? 16 : 0));
+          (r.response ? 16 : 0) | (r.keywords_json_key ? 32 : 0));
     w.u64(static_cast<std::uint64_t>(r.secret_group));
     w.strs(r.keywords);
     w.u64(r.min_length);
@@ -206,6 +206,7 @@ std::optional<CachedRules> deserializeRules(std::string_view blob) {
     r.multiline = (flags & 4) != 0;
     r.request = (flags & 8) != 0;
     r.response = (flags & 16) != 0;
+    r.keywords_json_key = (flags & 32) != 0;
     r.secret_group = static_cast<int>(in.u64());
     r.keywords = in.strs();
     r.min_length = in.u64();

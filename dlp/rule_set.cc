@@ -33,6 +33,7 @@ std::string databaseKey(const std::vector<Rule>& rules, const std::vector<bool>&
     }
     k += std::to_string(hsFlags(r));
     if (r.gate) k += "\tgated";
+    if (r.keywords_json_key) k += "\tjson-key";
     if (!on_request[i]) k += "\tnot-on-requests";
     k += '\t';
     k += hsScanExpression(r);
@@ -52,7 +53,7 @@ std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs,
   std::vector<std::string> expressions;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    if (rs[i].is_detector || !take(i)) continue;
+    if (rs[i].is_detector || rs[i].keywords_json_key || !take(i)) continue;
     expressions.push_back(hsScanExpression(rs[i]));
     flags.push_back(hsFlags(rs[i]));
     ids.push_back(static_cast<unsigned>(i));
@@ -237,6 +238,7 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
       c.window += kKeywordBefore + kKeywordAfter + longest;
       c.keyword_gated = true;
       set->keyword_gated_.push_back(set->confirm_.size());
+      if (r.keywords_json_key) set->json_key_rules_.push_back(set->confirm_.size());
     }
     set->confirm_.push_back(std::move(c));
   }

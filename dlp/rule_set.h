@@ -118,6 +118,8 @@ class RuleSet {
   // Rules with `prefilter: keywords`: the scanner also runs them on whole strings whose context
   // (JSON key) carries one of their keywords, since Hyperscan never sees that key.
   [[nodiscard]] const std::vector<std::size_t>& keywordGated() const { return keyword_gated_; }
+  // Indices of the rules with `keyword_scope: json_key` (in no Hyperscan database).
+  [[nodiscard]] const std::vector<std::size_t>& jsonKeyRules() const { return json_key_rules_; }
   [[nodiscard]] const Confirm& confirm(std::size_t rule_index) const {
     return confirm_[rule_index];
   }
@@ -133,6 +135,7 @@ class RuleSet {
   std::vector<Rule> rules_;
   std::vector<Confirm> confirm_;
   std::vector<std::size_t> keyword_gated_;
+  std::vector<std::size_t> json_key_rules_;
   std::vector<std::size_t> detectors_;
   std::unordered_map<std::string, std::size_t> by_id_;
   HsDatabase db_;

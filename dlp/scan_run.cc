@@ -95,6 +95,21 @@ bool insideMarker(std::string_view text, std::size_t pos) {
   return false;
 }
 
+// `key` equals one of the rule's (lower-case) keywords, ignoring case, `_` and `-` on both sides.
+bool keyIsKeyword(const Rule& r, std::string_view key) {
+  const auto same = [key](std::string_view word) {
+    std::size_t i = 0, j = 0;
+    for (;; ++i, ++j) {
+      while (i < key.size() && (key[i] == '_' || key[i] == '-')) ++i;
+      while (j < word.size() && (word[j] == '_' || word[j] == '-')) ++j;
+      if (i == key.size() || j == word.size()) return i == key.size() && j == word.size();
+      const char c = key[i];
+      if (((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c) != word[j]) return false;
+    }
+  };
+  return !key.empty() && std::ranges::any_of(r.keywords, same);
+}
+
 // containsCaseless, not counting occurrences inside a redaction marker. `from` and `to` bound
 // the search in `text`; the marker test may look before `from`.
 bool keywordIn(std::string_view text, std::size_t from, std::size_t to, std::string_view needle) {
@@ -199,7 +214,17 @@ void Run::hsPass(std::string_view text, std::vector<Hit>& out) {
   // A match found here and by Hyperscan's keyword report too is merged later (mergeHits).
   if (segments_ == nullptr) {
     contextPass(text, context_, out);
-  } else if (!gated_keys_.empty()) {
+    return;
+  }
+  // Rules keyed on whole JSON keys are in no Hyperscan database: each value under such a key.
+  for (const std::size_t index : rs_.jsonKeyRules()) {
+    const auto id = static_cast<unsigned>(index);
+    const Rule& r = rs_.rules()[id];
+    for (auto& seg : *segments_) {
+      if (keyIsKeyword(r, seg.context)) searchWhole(id, seg.text, seg.context, seg.hits);
+    }
+  }
+  if (!gated_keys_.empty()) {
     // The JSON keys were scanned as segments too: a keyword report in a key marks the values
     // under it (their context is that very key).
     for (auto& seg : *segments_) {
@@ -259,8 +284,10 @@ void Run::contextPass(std::string_view text, std::string_view context, std::vect
   for (const std::size_t index : rs_.keywordGated()) {
     const auto id = static_cast<unsigned>(index);
     const Rule& r = rs_.rules()[id];
-    if (std::ranges::any_of(r.keywords,
-                            [&](const std::string& k) { return containsCaseless(context, k); })) {
+    if (r.keywords_json_key ? keyIsKeyword(r, context)
+                            : std::ranges::any_of(r.keywords, [&](const std::string& k) {
+                                return containsCaseless(context, k);
+                              })) {
       searchWhole(id, text, context, out);
     }
   }
@@ -351,7 +378,9 @@ void Run::accept(unsigned id, const Rule& r, const RuleSet::Confirm& cf, std::st
   if (secret.size() < r.min_length || (r.max_length != 0 && secret.size() > r.max_length)) {
     return;
   }
-  if (!r.keywords.empty()) {
+  if (r.keywords_json_key) {
+    if (!keyIsKeyword(r, context)) return;
+  } else if (!r.keywords.empty()) {
     const std::size_t kb = ms > kKeywordBefore ? ms - kKeywordBefore : 0;
     const std::size_t ke = std::min(text.size(), me + kKeywordAfter);
     const bool found = std::ranges::any_of(r.keywords, [&](const std::string& k) {

@@ -445,5 +445,40 @@ TEST(ShippedPacks, BenignCorpusHasNoFindings) {
   EXPECT_GE(files, 12);
 }
 
+// `keyword_scope: json_key`: the keyword counts only as the whole key holding the value (case,
+// `_` and `-` aside), never as a substring of a longer key nor in text; a rule example test reads
+// its examples as JSON.
+TEST(Scanner, AJsonKeyScopedRuleTakesTheWholeKeyOnly) {
+  const auto rs = testing::rulesFromYaml(R"(
+defaults: {category: secret}
+rules:
+  - id: bare-token
+    pattern: '^([A-Za-z0-9]{20,})$'
+    secret_group: 1
+    keywords: ["token", "session_token"]
+    prefilter: keywords
+    keyword_scope: json_key
+)");
+  ASSERT_TRUE(rs);
+  const Scanner scanner(rs);
+  const std::string v = "Xk9Pq2Lm7Rt4Vw8Zb3Nc6Hd1";
+  const auto found = [&](const json& message) {
+    return scanner.scan(message, Direction::kRequest, anyDirection()).items.size();
+  };
+  EXPECT_EQ(found(json{{"arguments", {{"token", v}}}}), 1u);
+  EXPECT_EQ(found(json{{"Token", v}}), 1u);
+  EXPECT_EQ(found(json{{"sessionToken", v}}), 1u);
+  EXPECT_EQ(found(json{{"SESSION-TOKEN", v}}), 1u);
+  EXPECT_EQ(found(json{{"nextPageToken", v}}), 0u);
+  EXPECT_EQ(found(json{{"token_type", v}}), 0u);
+  EXPECT_EQ(found(json{{"note", "token " + v}}), 0u);
+  EXPECT_EQ(scanner.scanText(v, Direction::kRequest, anyDirection(), "token").items.size(), 1u);
+  EXPECT_EQ(scanner.scanText("token " + v, Direction::kRequest, anyDirection()).items.size(), 0u);
+  // Without `prefilter: keywords` the scope means nothing: refused at load.
+  EXPECT_FALSE(loadRuleText("rules:\n  - id: x\n    pattern: 'a[0-9]{4}'\n    keywords: [k]\n"
+                            "    keyword_scope: json_key\n",
+                            "t.yaml"));
+}
+
 }  // namespace
 }  // namespace mcpgate::dlp

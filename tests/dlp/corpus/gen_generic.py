@@ -146,6 +146,29 @@ def carry(g, text):
     return "response", resource("file:///srv/app/config.txt", text)
 
 
+# Structured: the key sits in a tool's arguments or a JSON result, not in a text (added with
+# the json_key rules, after the text shapes above were scored).
+STRUCTURED = [
+    lambda s, v: call("configure", {"service": s, "token": v}),
+    lambda s, v: call("connect", {"provider": s, "auth": {"key": v}}),
+    lambda s, v: call("set_secret", {"name": f"{s}-prod", "secret": v}),
+    lambda s, v: result_json({"integration": s, "credentials": {"Authorization": f"Bearer {v}"}}),
+]
+STRUCTURED_BENIGN = [
+    lambda g: result_json({"items": [{"id": g.randrange(10**6)}], "nextPageToken": rand(g, 32)}),
+    lambda g: result_json({"key": rand(g, 40, HEX), "hits": g.randrange(100)}),
+    lambda g: call("kv_get", {"key": f"user:{g.randrange(10**5)}:profile"}),
+    lambda g: result_json({"token_type": "Bearer", "expires_in": 3600, "scope": "read"}),
+    lambda g: call("translate", {"key": "dashboard.header.title", "locale": "de"}),
+    lambda g: result_json({"usage": {"prompt_tokens": 812, "completion_tokens": 95}, "token": None}),
+]
+
+
+def result_json(obj):
+    return {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": obj,
+                                                  "content": [{"type": "text", "text": "ok"}]}}
+
+
 def main():
     g = random.Random(SEED)
     pos, ben = [], []
@@ -156,12 +179,26 @@ def main():
             pos.append({"id": f"secrets_generic-{len(pos):04d}", "label": "secret",
                         "family": f"generic_{shape}", "kind": shape, "direction": direction,
                         "message": msg})
+    for i, make in enumerate(STRUCTURED):
+        for j in range(5):
+            msg = make(SERVICES[(i * 5 + j) % len(SERVICES)], value(g))
+            pos.append({"id": f"secrets_generic-{len(pos):04d}", "label": "secret",
+                        "family": "generic_structured", "kind": "structured",
+                        "direction": "request" if "method" in msg else "response",
+                        "message": msg})
     for i, make in enumerate(BENIGN):
         for j in range(4):
             direction, msg = carry(g, make(g))
             ben.append({"id": f"benign_generic-{len(ben):04d}", "label": "benign",
                         "family": "generic_lookalike", "kind": f"lookalike{i}",
                         "direction": direction, "message": msg})
+    for i, make in enumerate(STRUCTURED_BENIGN):
+        for j in range(4):
+            msg = make(g)
+            ben.append({"id": f"benign_generic-{len(ben):04d}", "label": "benign",
+                        "family": "generic_structured", "kind": f"structured{i}",
+                        "direction": "request" if "method" in msg else "response",
+                        "message": msg})
     for name, rows in (("secrets_generic.jsonl", pos), ("benign_generic.jsonl", ben)):
         with open(name, "w") as f:
             for row in rows:
