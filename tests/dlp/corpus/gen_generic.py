@@ -164,6 +164,36 @@ STRUCTURED_BENIGN = [
 ]
 
 
+# Credentials on a command line, as a shell tool's argument (written with rules/secrets/
+# cli_credentials.yaml, so these are its tuning set, not an unseen estimate).
+CLI = [
+    lambda v: f"mysql -h db.internal -u app -p{v} app_prod < dump.sql",
+    lambda v: f"mongosh --username admin --password {v} --host db.internal",
+    lambda v: f"sshpass -p '{v}' scp build.tgz deploy@10.0.0.5:/srv",
+    lambda v: f"docker login registry.internal -u ci -p {v}",
+    lambda v: f"redis-cli -h cache.internal -a {v} FLUSHDB",
+    lambda v: f"curl -fsS -u jenkins:{v} https://ci.internal/job/app/build",
+    lambda v: f"openssl pkcs12 -export -in site.pem -out site.p12 -passout pass:{v}",
+    lambda v: f"printf 'machine git.internal login ci password {v}\\n' > ~/.netrc",
+    lambda v: f"echo 'db.internal:5432:app:app:{v}' >> ~/.pgpass",
+    lambda v: f"psql --dbname=app --password={v}",
+]
+CLI_BENIGN = [
+    "mysql -h db.internal -u app -p app_prod < dump.sql",
+    "mysql -u root -p\"$MYSQL_ROOT_PASSWORD\" -e 'show databases'",
+    "sshpass -e scp build.tgz deploy@10.0.0.5:/srv",
+    "echo \"$CI_TOKEN\" | docker login registry.internal -u ci --password-stdin",
+    "redis-cli -h cache.internal -p 6380 INFO memory",
+    "curl -fsS -u \"jenkins:${JENKINS_TOKEN}\" https://ci.internal/job/app/build",
+    "openssl pkcs12 -export -in site.pem -out site.p12 -passout env:P12_PASS",
+    "openssl rand -base64 32",
+    "psql --dbname=app --password",
+    "git log --pretty=format:'%h %an %s' -n 20",
+    "grep -rn 'password' src/ --include=*.py",
+    "awk -F: '{print $1\":\"$3}' /etc/passwd",
+]
+
+
 def result_json(obj):
     return {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": obj,
                                                   "content": [{"type": "text", "text": "ok"}]}}
@@ -186,6 +216,12 @@ def main():
                         "family": "generic_structured", "kind": "structured",
                         "direction": "request" if "method" in msg else "response",
                         "message": msg})
+    for i, make in enumerate(CLI):
+        for j in range(3):
+            v = rand(g, g.choice([10, 14, 20]), ALNUM + "!@#%^*_")
+            pos.append({"id": f"secrets_generic-{len(pos):04d}", "label": "secret",
+                        "family": "generic_cli", "kind": "cli", "direction": "request",
+                        "message": call("run_shell", {"command": make(v)})})
     for i, make in enumerate(BENIGN):
         for j in range(4):
             direction, msg = carry(g, make(g))
@@ -199,6 +235,11 @@ def main():
                         "family": "generic_structured", "kind": f"structured{i}",
                         "direction": "request" if "method" in msg else "response",
                         "message": msg})
+    for i, text in enumerate(CLI_BENIGN):
+        for j in range(2):
+            ben.append({"id": f"benign_generic-{len(ben):04d}", "label": "benign",
+                        "family": "generic_cli", "kind": f"cli{i}", "direction": "request",
+                        "message": call("run_shell", {"command": text})})
     for name, rows in (("secrets_generic.jsonl", pos), ("benign_generic.jsonl", ben)):
         with open(name, "w") as f:
             for row in rows:
