@@ -89,6 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
            (r.gate ? r.gate->run + '\0' + r.gate->count : std::string()) + '\0' +
            std::to_string(r.caseless) + std::to_string(r.dotall) + std::to_string(r.multiline) +
            std::to_string(r.secret_group) + std::to_string(r.is_detector) +
+           std::to_string(r.keywords_json_key) +
            std::to_string(!ids.insert(r.id).second) + '\n';
   }
   if (!firstTime(std::hash<std::string>{}(key))) return 0;
