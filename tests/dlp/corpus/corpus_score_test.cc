@@ -190,6 +190,13 @@ constexpr double kMaxFresh3HoldoutBenignFpRate = 0.10;
 // positionally with no name near it, 5 of 140) is out of reach of any keyword-free rule.
 constexpr double kMinGenericSecretRecall = 0.95;
 constexpr double kMaxGenericBenignFpRate = 0.01;
+// fresh4 (gen_fresh4.py, session 17): injections inside what a tool fetched (e-mail, web page,
+// code comment, spreadsheet cell, ticket, invite, tool description, markdown, other languages).
+// Before tuning: 0.625 on the tuning part, 0.562 on the holdout third.
+constexpr double kMinFresh4InjectionRecall = 0.75;
+constexpr double kMaxFresh4BenignFpRate = 0.03;
+constexpr double kMinFresh4HoldoutInjectionRecall = 0.55;
+constexpr double kMaxFresh4HoldoutBenignFpRate = 0.07;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -228,7 +235,11 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_fresh3_holdout.jsonl", "injection_fresh3_holdout"},
            {"benign_fresh3_holdout.jsonl", "benign_fresh3_holdout"},
            {"secrets_generic.jsonl", "secret_generic"},
-           {"benign_generic.jsonl", "benign_generic"}}) {
+           {"benign_generic.jsonl", "benign_generic"},
+           {"injections_fresh4.jsonl", "injection_fresh4"},
+           {"benign_fresh4.jsonl", "benign_fresh4"},
+           {"injections_fresh4_holdout.jsonl", "injection_fresh4_holdout"},
+           {"benign_fresh4_holdout.jsonl", "benign_fresh4_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -281,6 +292,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_fresh3_holdout"].rate(), kMaxFresh3HoldoutBenignFpRate);
   EXPECT_GE(all.label["secret_generic"].rate(), kMinGenericSecretRecall);
   EXPECT_LE(all.label["benign_generic"].rate(), kMaxGenericBenignFpRate);
+  EXPECT_GE(all.label["injection_fresh4"].rate(), kMinFresh4InjectionRecall);
+  EXPECT_LE(all.label["benign_fresh4"].rate(), kMaxFresh4BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh4_holdout"].rate(), kMinFresh4HoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh4_holdout"].rate(), kMaxFresh4HoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
