@@ -496,14 +496,16 @@ std::expected<void, Error> checkRule(const Rule& r) {
                                  " but the pattern has " +
                                  std::to_string(re->NumberOfCapturingGroups()) + " groups"});
   }
-  for (const auto& ex : r.exclude) {
-    re2::RE2 x(ex, re2Options(r));
-    if (!x.ok()) return std::unexpected(Error{prefix + "bad exclude '" + ex + "': " + x.error()});
-  }
-  for (const auto& ex : r.exclude_match) {
-    re2::RE2 x(ex, re2Options(r));
-    if (!x.ok()) {
-      return std::unexpected(Error{prefix + "bad exclude_match '" + ex + "': " + x.error()});
+  for (const auto* list : {&r.exclude, &r.exclude_match}) {
+    for (const auto& ex : *list) {
+      re2::RE2 x(ex, re2Options(r));
+      if (x.ok()) continue;
+      std::string message = prefix;
+      message += list == &r.exclude ? "bad exclude '" : "bad exclude_match '";
+      message += ex;
+      message += "': ";
+      message += x.error();
+      return std::unexpected(Error{std::move(message)});
     }
   }
   return {};
