@@ -129,6 +129,7 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
   EXPECT_EQ(det["signals"],
             nlohmann::json::array({"cmd-download-execute", "injection-addressed-to-model",
                                    "injection-run-command-instruction",
+                                   "injection-ai-vocative-imperative",
                                    "injection-model-as-reader"}));
   EXPECT_GE(det["score"].get<int>(), 100);
   EXPECT_EQ(det["preview"], "");  // a detector's finding names its signals, never the text
@@ -143,8 +144,9 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
   EXPECT_NE(out_.str().find("injection-detector \"Prompt injection or tool poisoning: signals "
                             "addressed to the model scored together\" (injection, warn, response) "
                             "at /content/0/text: "
-                            "score 210 from cmd-download-execute injection-addressed-to-model "
-                            "injection-run-command-instruction injection-model-as-reader"),
+                            "score 260 from cmd-download-execute injection-addressed-to-model "
+                            "injection-run-command-instruction injection-ai-vocative-imperative "
+                            "injection-model-as-reader"),
             std::string::npos)
       << out_.str();
 }
