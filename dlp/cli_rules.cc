@@ -1,6 +1,6 @@
 #include <cstring>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "dlp/cli.h"

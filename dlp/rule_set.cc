@@ -189,6 +189,10 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
   }
 
   set->confirm_.reserve(rs.size());
+  re2::RE2::Options xo;  // excludes: Latin-1, caseless
+  xo.set_encoding(re2::RE2::Options::EncodingLatin1);
+  xo.set_case_sensitive(false);
+  xo.set_log_errors(false);
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const Rule& r = rs[i];
     if (!checked) {
@@ -210,10 +214,6 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
       }
     }
     c.re = LazyRe2(re2Pattern(r), re2Options(r));
-    re2::RE2::Options xo;
-    xo.set_encoding(re2::RE2::Options::EncodingLatin1);
-    xo.set_case_sensitive(false);
-    xo.set_log_errors(false);
     for (const auto& x : r.exclude) c.exclude.emplace_back(x, xo);
     for (const auto& x : r.exclude_match) c.exclude_match.emplace_back(x, xo);
     if (windows != nullptr && i < windows->size()) {

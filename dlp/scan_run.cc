@@ -378,9 +378,8 @@ void Run::accept(unsigned id, const Rule& r, const RuleSet::Confirm& cf, std::st
   if (secret.size() < r.min_length || (r.max_length != 0 && secret.size() > r.max_length)) {
     return;
   }
-  if (r.keywords_json_key) {
-    if (!keyIsKeyword(r, context)) return;
-  } else if (!r.keywords.empty()) {
+  // A `keyword_scope: json_key` rule reaches here only through a key its callers matched.
+  if (!r.keywords.empty() && !r.keywords_json_key) {
     const std::size_t kb = ms > kKeywordBefore ? ms - kKeywordBefore : 0;
     const std::size_t ke = std::min(text.size(), me + kKeywordAfter);
     const bool found = std::ranges::any_of(r.keywords, [&](const std::string& k) {
