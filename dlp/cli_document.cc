@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 namespace mcpgate::dlp {
@@ -223,15 +221,6 @@ bool isJsonLinesName(std::string_view name) {
 }
 
 }  // namespace
-
-std::optional<std::string> readFile(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
-}
 
 // Bytes of text files only: a NUL in the first 8 KiB means binary, as git decides it.
 bool looksBinary(std::string_view data) {

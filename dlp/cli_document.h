@@ -22,7 +22,6 @@ inline constexpr int kExitClean = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitError = 2;
 
-[[nodiscard]] std::optional<std::string> readFile(const std::filesystem::path& p);
 // Bytes of text files only: a NUL in the first 8 KiB means binary, as git decides it.
 [[nodiscard]] bool looksBinary(std::string_view data);
 // 1-based line and byte column of `offset` in `text`.

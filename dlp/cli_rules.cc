@@ -3,6 +3,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/read_file.h"
 #include "dlp/cli.h"
 #include "dlp/cli_document.h"
 #include "dlp/scanner.h"
@@ -195,7 +196,7 @@ int runRulesLint(std::span<char* const> args, std::ostream& out, std::ostream& e
     for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
-      const auto data = readFile(it->path());
+      const auto data = readWholeFile(it->path());
       if (!data) {
         problem(it->path().string(), "cannot read benign file");
         continue;

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "common/read_file.h"
 #include "dlp/cli.h"
 #include "dlp/cli_document.h"
 #include "dlp/redact.h"
@@ -166,7 +167,7 @@ int runScanCommand(std::span<char* const> args, std::ostream& out, std::ostream&
   ScanReporter reporter(scanner, o, out);
   bool failed = false;
   const auto scanFile = [&](const std::filesystem::path& p) {
-    auto data = readFile(p);
+    auto data = readWholeFile(p);
     if (!data) {
       err << "mcpgate scan: " << p.string() << ": cannot read\n";
       failed = true;

@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
+#include "common/read_file.h"
 #include "dlp/hs_util.h"
 
 namespace mcpgate::dlp {
@@ -525,11 +524,9 @@ std::expected<std::vector<Rule>, Error> loadRuleText(std::string_view yaml, std:
 }
 
 std::expected<std::vector<Rule>, Error> loadRuleFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected(Error{path.string() + ": cannot open rule file"});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return loadRuleText(ss.str(), path.string());
+  const auto bytes = readWholeFile(path);
+  if (!bytes) return std::unexpected(Error{path.string() + ": cannot open rule file"});
+  return loadRuleText(*bytes, path.string());
 }
 
 std::expected<std::vector<std::filesystem::path>, Error> ruleFiles(

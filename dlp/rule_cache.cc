@@ -21,6 +21,7 @@ static_assert(sizeof(Rule) == 512, "Rule changed: add the new field to dlp/rule_
 
 class Writer {
  public:
+  void reserve(std::size_t bytes) { out_.reserve(bytes); }
   void u64(std::uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
   void str(std::string_view s) {
     u64(s.size());
@@ -124,6 +125,9 @@ std::string sha256Hex(std::string_view data) { return common::toHex(common::sha2
 
 std::string ruleFilesKey(const std::vector<std::pair<std::filesystem::path, std::string>>& files) {
   Writer w;
+  std::size_t total = 64;
+  for (const auto& [path, bytes] : files) total += path.native().size() + bytes.size() + 16;
+  w.reserve(total);  // one allocation for the megabyte of rule files, not a doubling series
   w.str(kMagic);
   w.str(hs_version());
   for (const auto& [path, bytes] : files) {

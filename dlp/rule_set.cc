@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <sstream>
 
+#include "common/read_file.h"
 #include "dlp/rule_cache.h"
 
 namespace mcpgate::dlp {
@@ -77,14 +77,6 @@ std::expected<HsDatabase, Error> compileDatabase(const std::vector<Rule>& rs,
   return HsDatabase(db);
 }
 
-std::optional<std::string> readFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Written aside and renamed, so a concurrent starter never reads half a file.
 void writeFile(const std::filesystem::path& file, std::string_view bytes) {
   std::error_code ec;
@@ -104,11 +96,12 @@ void writeFile(const std::filesystem::path& file, std::string_view bytes) {
 }
 
 HsDatabase readCache(const std::filesystem::path& file) {
-  const auto blob = readFile(file);
+  const auto blob = MappedFile::open(file);
   if (!blob) return nullptr;
   hs_database_t* db = nullptr;
   // A blob from another Hyperscan build or CPU is rejected here; we then just recompile.
-  if (hs_deserialize_database(blob->data(), blob->size(), &db) != HS_SUCCESS) return nullptr;
+  const std::string_view bytes = blob->bytes();
+  if (hs_deserialize_database(bytes.data(), bytes.size(), &db) != HS_SUCCESS) return nullptr;
   return HsDatabase(db);
 }
 
@@ -136,18 +129,16 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::load(
     auto names = ruleFiles(p);
     if (!names) return std::unexpected(names.error());
     for (const auto& f : *names) {
-      std::ifstream in(f, std::ios::binary);
-      if (!in) return std::unexpected(Error{f.string() + ": cannot open rule file"});
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      files.emplace_back(f, ss.str());
+      auto bytes = readWholeFile(f);
+      if (!bytes) return std::unexpected(Error{f.string() + ": cannot open rule file"});
+      files.emplace_back(f, std::move(*bytes));
     }
   }
   // Warm start: the same files (names and bytes) were parsed and checked before.
   std::filesystem::path cached;
   if (!options.cache_dir.empty()) {
     cached = options.cache_dir / ("rules-" + ruleFilesKey(files) + ".rules");
-    if (auto blob = readFile(cached)) {
+    if (auto blob = readWholeFile(cached)) {
       if (auto c = deserializeRules(*blob); c && !c->rules.empty()) {
         return build(std::move(c->rules), options, /*checked=*/true, &c->windows);
       }

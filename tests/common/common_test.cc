@@ -1,12 +1,18 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "common/digest.h"
 #include "common/encoding.h"
 #include "common/errno_text.h"
 #include "common/loopback.h"
+#include "common/read_file.h"
 
 namespace mcpgate::common {
 namespace {
@@ -51,6 +57,34 @@ TEST(Loopback, NamesAndAddressesInAnyCase) {
                            "mylocalhost", "::ffff:10.0.0.1", "[::1]"}) {
     EXPECT_FALSE(isLoopbackHost(host)) << host;
   }
+}
+
+TEST(ReadFile, EveryByteOfAFileAndNothingForAMissingOne) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("mcpgate-read-file-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string bytes(3 * 1024 * 1024 + 17, '\0');  // several pages, NULs included
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 31 % 251);
+  std::ofstream(dir / "big", std::ios::binary) << bytes;
+  std::ofstream(dir / "empty", std::ios::binary).flush();
+
+  EXPECT_EQ(readWholeFile(dir / "big"), bytes);
+  EXPECT_EQ(readWholeFile(dir / "empty"), std::string());
+  EXPECT_EQ(readWholeFile(dir / "missing"), std::nullopt);
+  // A file whose size stat does not know (procfs says 0) is read to its end.
+  const auto status = readWholeFile("/proc/self/status");
+  ASSERT_TRUE(status.has_value());
+  EXPECT_NE(status->find("Pid:"), std::string::npos);
+
+  auto mapped = MappedFile::open(dir / "big");
+  ASSERT_TRUE(mapped.has_value());
+  EXPECT_EQ(mapped->bytes(), bytes);
+  MappedFile moved = std::move(*mapped);  // the mapping moves, unmapped once
+  EXPECT_EQ(moved.bytes().size(), bytes.size());
+  EXPECT_FALSE(MappedFile::open(dir / "empty").has_value());
+  EXPECT_FALSE(MappedFile::open(dir / "missing").has_value());
+  EXPECT_FALSE(MappedFile::open(dir).has_value());  // a directory is not mapped
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ErrnoText, SaysWhatTheErrorIs) {
