@@ -565,8 +565,10 @@ namespace {
 
 TEST(Gateway, NpxServerWithoutInstalledPackagesSaysToInstall) {
   TempDir cache;
+  // No DLP: an empty cache_dir would compile every pack (over 40 s under ASan).
   Gateway gw("listen: 127.0.0.1:0\ncache_dir: " + cache.path() +
-             "\nservers:\n  files:\n    command: npx\n    args: [-y, some-mcp-server]\n");
+             "\nservers:\n  files:\n    command: npx\n    args: [-y, some-mcp-server]\n"
+             "dlp: {enabled: false}\n");
   json init = {{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}};
   auto r = gw.post("files", init, "");
   EXPECT_EQ(r.status, 502);
