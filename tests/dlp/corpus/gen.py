@@ -28,6 +28,7 @@ import gen_web
 import gen_fresh3
 import gen_fresh4
 import gen_fresh5
+import gen_fresh6
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -207,10 +208,11 @@ def main():
     # Split sets (every third sample of a family is the holdout, scored but not tuned on):
     # fresh2, new attack styles; web, code and markup payloads and their look-alikes; fresh3,
     # plain-wording injections and look-alikes; fresh4, injections inside what a tool fetched;
-    # fresh5, what people type straight at a model or drop into a shared document.
+    # fresh5, what people type straight at a model or drop into a shared document; fresh6, what
+    # an MCP server hands an agent to steer it through its tools.
     for name, sets in (("fresh2", gen_fresh2.fresh2()), ("web", gen_web.web()),
                        ("fresh3", gen_fresh3.fresh3()), ("fresh4", gen_fresh4.fresh4()),
-                       ("fresh5", gen_fresh5.fresh5())):
+                       ("fresh5", gen_fresh5.fresh5()), ("fresh6", gen_fresh6.fresh6())):
         files = (f"injections_{name}", f"benign_{name}",
                  f"injections_{name}_holdout", f"benign_{name}_holdout")
         for f, samples in zip(files, sets):
