@@ -130,7 +130,8 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
             nlohmann::json::array({"cmd-download-execute", "injection-addressed-to-model",
                                    "injection-run-command-instruction",
                                    "injection-ai-vocative-imperative",
-                                   "injection-model-as-reader"}));
+                                   "injection-model-as-reader",
+                                   "injection-before-answering-act"}));
   EXPECT_GE(det["score"].get<int>(), 100);
   EXPECT_EQ(det["preview"], "");  // a detector's finding names its signals, never the text
 
@@ -144,9 +145,9 @@ TEST_F(CliTest, ScanWithoutDirectionRunsEveryRuleAndSaysWhichDirectionEachIsFor)
   EXPECT_NE(out_.str().find("injection-detector \"Prompt injection or tool poisoning: signals "
                             "addressed to the model scored together\" (injection, warn, response) "
                             "at /content/0/text: "
-                            "score 260 from cmd-download-execute injection-addressed-to-model "
+                            "score 310 from cmd-download-execute injection-addressed-to-model "
                             "injection-run-command-instruction injection-ai-vocative-imperative "
-                            "injection-model-as-reader"),
+                            "injection-model-as-reader injection-before-answering-act"),
             std::string::npos)
       << out_.str();
 }

@@ -205,6 +205,14 @@ constexpr double kMinFresh5InjectionRecall = 0.80;
 constexpr double kMaxFresh5BenignFpRate = 0.03;
 constexpr double kMinFresh5HoldoutInjectionRecall = 0.60;
 constexpr double kMaxFresh5HoldoutBenignFpRate = 0.07;
+// fresh6 (gen_fresh6.py, session 19): what an MCP server hands an agent to steer it through its
+// tools (tool shadowing, parameter descriptions that ask for secrets, fake errors with recovery
+// orders, fake turns, orders behind an encoding, urgent authority, plans for the agent, a summary
+// bent). Before tuning: 0.438 on the tuning part, 0.208 on the holdout third.
+constexpr double kMinFresh6InjectionRecall = 0.90;
+constexpr double kMaxFresh6BenignFpRate = 0.03;
+constexpr double kMinFresh6HoldoutInjectionRecall = 0.40;
+constexpr double kMaxFresh6HoldoutBenignFpRate = 0.07;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -251,7 +259,11 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_fresh5.jsonl", "injection_fresh5"},
            {"benign_fresh5.jsonl", "benign_fresh5"},
            {"injections_fresh5_holdout.jsonl", "injection_fresh5_holdout"},
-           {"benign_fresh5_holdout.jsonl", "benign_fresh5_holdout"}}) {
+           {"benign_fresh5_holdout.jsonl", "benign_fresh5_holdout"},
+           {"injections_fresh6.jsonl", "injection_fresh6"},
+           {"benign_fresh6.jsonl", "benign_fresh6"},
+           {"injections_fresh6_holdout.jsonl", "injection_fresh6_holdout"},
+           {"benign_fresh6_holdout.jsonl", "benign_fresh6_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -312,6 +324,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_fresh5"].rate(), kMaxFresh5BenignFpRate);
   EXPECT_GE(all.label["injection_fresh5_holdout"].rate(), kMinFresh5HoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_fresh5_holdout"].rate(), kMaxFresh5HoldoutBenignFpRate);
+  EXPECT_GE(all.label["injection_fresh6"].rate(), kMinFresh6InjectionRecall);
+  EXPECT_LE(all.label["benign_fresh6"].rate(), kMaxFresh6BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh6_holdout"].rate(), kMinFresh6HoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh6_holdout"].rate(), kMaxFresh6HoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
