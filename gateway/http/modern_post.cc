@@ -3,6 +3,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <iterator>
 
+#include "gateway/mcp/json_scan.h"
 #include "gateway/mcp/jsonrpc.h"
 #include "gateway/modern/front.h"
 #include "gateway/session/lanes.h"
@@ -55,8 +56,10 @@ awaitable<Plan> answer(const std::shared_ptr<Mailbox>& out, bool accepts_json, c
   // "If the server does not implement the requested RPC method, it MUST
   // respond with 404 Not Found" (streamable-http.mdx): the server's -32601
   // is told in HTTP terms too; -32021 is a 400 wherever it comes from.
+  // Only the members before the result are read: a result is most of a body.
   Status status = Status::ok;
-  if (body.find("\"error\"") != std::string::npos) {
+  const auto envelope = jsonscan::envelopeOf(body);
+  if (!envelope || envelope->error != jsonscan::kBad) {
     json reply = json::parse(body, nullptr, /*allow_exceptions=*/false);
     if (reply.is_object() && reply.contains("error") && reply["error"].is_object()) {
       const int code = reply["error"].value("code", 0);

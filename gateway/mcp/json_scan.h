@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace mcpgate::gateway::jsonscan {
@@ -110,6 +111,76 @@ template <class F>
     if (s[i] != ',') return kBad;
     i = skipWs(s, i + 1);
   }
+}
+
+// Where a JSON-RPC message's text holds its id and its result or error: what
+// the gateway needs to forward a response with another id or one member added,
+// found without skipping the result (the bulk of a response) when the id
+// comes before it, as every common writer puts it. Offsets into the text;
+// kBad for what is absent.
+struct Envelope {
+  std::size_t id_from = kBad;  // the id's raw value: [id_from, id_to)
+  std::size_t id_to = kBad;
+  std::size_t result = kBad;  // where the result's value starts
+  std::size_t error = kBad;   // where the error's value starts
+};
+
+// The top-level members of `s` up to the id and the first result or error;
+// nullopt when the text is no well-formed object as far as it was read.
+[[nodiscard]] inline std::optional<Envelope> envelopeOf(std::string_view s) {
+  Envelope found;
+  std::size_t i = skipWs(s, 0);
+  if (i >= s.size() || s[i] != '{') return std::nullopt;
+  i = skipWs(s, i + 1);
+  if (i < s.size() && s[i] == '}') return found;
+  for (;;) {
+    if (i >= s.size() || s[i] != '"') return std::nullopt;
+    const std::size_t key_end = skipString(s, i);
+    if (key_end == kBad) return std::nullopt;
+    const std::string_view key = s.substr(i + 1, key_end - i - 2);
+    i = skipWs(s, key_end);
+    if (i >= s.size() || s[i] != ':') return std::nullopt;
+    const std::size_t value_start = skipWs(s, i + 1);
+    const bool body = key == "result" || key == "error";
+    if (body) {
+      (key == "result" ? found.result : found.error) = value_start;
+      if (found.id_from != kBad) return found;
+    }
+    const std::size_t value_end = skipValue(s, value_start);
+    if (value_end == kBad) return std::nullopt;
+    if (key == "id") {
+      found.id_from = value_start;
+      found.id_to = value_end;
+      if (found.result != kBad || found.error != kBad) return found;
+    }
+    i = skipWs(s, value_end);
+    if (i >= s.size()) return std::nullopt;
+    if (s[i] == '}') return found;
+    if (s[i] != ',') return std::nullopt;
+    i = skipWs(s, i + 1);
+  }
+}
+
+// `text` with the bytes [from, to) replaced by `with`, and `insert` put in
+// at `at` (npos: nowhere), which must not lie inside (from, to): the two
+// edits of a forwarded message (a new id, one member added) in one copy.
+[[nodiscard]] inline std::string spliced(std::string_view text, std::size_t from, std::size_t to,
+                                         std::string_view with, std::size_t at = kBad,
+                                         std::string_view insert = {}) {
+  std::string out;
+  out.reserve(text.size() + with.size() + insert.size());
+  if (at < from) {
+    out.append(text.substr(0, at)).append(insert).append(text.substr(at, from - at));
+  } else {
+    out.append(text.substr(0, from));
+  }
+  out.append(with);
+  if (at != kBad && at >= to) {
+    out.append(text.substr(to, at - to)).append(insert).append(text.substr(at));
+  } else {
+    out.append(text.substr(to));
+  }
+  return out;
 }
 
 // The raw value of member `key` of the object `obj`, if present.

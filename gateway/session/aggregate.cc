@@ -142,7 +142,8 @@ awaitable<void> AggregateSession::handle(mcp::Message message, std::shared_ptr<M
       json response = co_await answer(std::move(message), out);
       if (!response.is_null()) {
         response["id"] = id;
-        out->pushFinal(jsonrpc::serialize(response));
+        std::string text = jsonrpc::serialize(response);
+        out->pushFinal(std::move(text), &response);
       }
       used_ = Clock::now();
       --requests_open_;

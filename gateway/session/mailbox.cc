@@ -81,9 +81,9 @@ void Mailbox::sinkTo(std::shared_ptr<MailboxSink> sink) {
   sink_ = std::move(sink);
 }
 
-bool Mailbox::sunk(std::string& message, bool final) {
+bool Mailbox::sunk(std::string& message, bool final, const nlohmann::json* parsed) {
   if (!sink_) return false;
-  if (sink_->take(message, final)) return true;
+  if (sink_->take(message, final, parsed)) return true;
   handOverLocked();
   return false;
 }
@@ -104,14 +104,14 @@ void Mailbox::push(std::string message) {
   wake();
 }
 
-void Mailbox::pushFinal(std::string message) {
+void Mailbox::pushFinal(std::string message, const nlohmann::json* parsed) {
   {
     std::lock_guard lock(mu_);
     if (finished_) return;
     const bool last = finals_left_ > 0 && --finals_left_ == 0;
     if (last) finished_ = true;
     if (!abandoned_) {
-      if (sunk(message, true)) {
+      if (sunk(message, true, parsed)) {
         if (last) sink_.reset();  // its work is done
         return;
       }

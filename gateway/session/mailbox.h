@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,10 @@ class MailboxSink {
  public:
   virtual ~MailboxSink() = default;
   // One message ("" a keepalive; final: a response), taken or declined.
-  [[nodiscard]] virtual bool take(std::string& text, bool final) = 0;
+  // `parsed`, when not null, is the message's value, which `text` says
+  // exactly (the session parsed it once already).
+  [[nodiscard]] virtual bool take(std::string& text, bool final,
+                                  const nlohmann::json* parsed) = 0;
   // The mailbox stops calling take(): a message was declined, or the mailbox
   // ends (finish, overflow, abandon) with no message taken. From now on
   // next() is how its messages are read (under the mailbox's lock, too).
@@ -77,7 +81,9 @@ class Mailbox {
   void sinkTo(std::shared_ptr<MailboxSink> sink);
 
   void push(std::string message);       // a message before the response(s)
-  void pushFinal(std::string message);  // a response
+  // A response; `parsed`, if given, its value (what a sink may read
+  // rather than parse the text again).
+  void pushFinal(std::string message, const nlohmann::json* parsed = nullptr);
   void pushKeepalive();                 // an empty event: keeps proxies and dead-peer checks honest
   void finish();                        // nothing more will come
   void abandon();  // the client went away; the session stops routing here, the queue is dropped
@@ -106,7 +112,7 @@ class Mailbox {
   void wake();
   void enqueue(std::string message, bool intermediate);  // mu_ held
   // Offers a message to the sink, if any (mu_ held): true when it took it.
-  bool sunk(std::string& message, bool final);
+  bool sunk(std::string& message, bool final, const nlohmann::json* parsed = nullptr);
   void handOverLocked();             // mu_ held: the sink, if any, hands over to next()
   void account(std::int64_t delta);  // mu_ held
   void dropQueue();                  // mu_ held

@@ -105,6 +105,7 @@ void cancelUpstream(const Flow& flow) {
 // what goes.
 void giveId(mcp::Message& message, json new_id) {
   std::string new_text;
+  std::string id_text = jsonrpc::idKey(new_id);  // the id's JSON text
   if (!message.text.empty()) {
     std::size_t from = jsonscan::kBad;
     std::size_t to = jsonscan::kBad;
@@ -119,12 +120,12 @@ void giveId(mcp::Message& message, json new_id) {
     if (end != jsonscan::kBad && from != jsonscan::kBad) {
       new_text.reserve(bytes.size() + 16);
       new_text.append(bytes.substr(0, from));
-      new_text.append(jsonrpc::serialize(new_id));
+      new_text.append(id_text);
       new_text.append(bytes.substr(to));
     }
   }
   if (message.value.is_object()) message.value["id"] = new_id;
-  message.id_key = jsonrpc::idKey(new_id);
+  message.id_key = std::move(id_text);
   message.id = std::move(new_id);
   message.text = std::move(new_text);
 }
@@ -135,11 +136,43 @@ void giveId(mcp::Message& message, json new_id) {
 // when the server left it out, which is all stampResult adds to a result that
 // is not cacheable. nullopt when the text needs the full treatment: not this
 // request's response, a cacheable or listed method, a result with a
-// requestState or _meta to look into.
-std::optional<std::string> plainAnswer(const Flow& flow, std::string_view text) {
+// requestState or _meta to look into. `parsed`, when the session passes it,
+// is the text's value: the checks read it, and the text is only searched for
+// where the id and the result begin (not through the result).
+std::optional<std::string> plainAnswer(const Flow& flow, std::string_view text,
+                                       const json* parsed) {
   if (modern::isCacheable(flow.method) || flow.method == "tools/list" ||
       flow.method == "subscriptions/listen") {
     return std::nullopt;
+  }
+  bool typed = false;
+  if (parsed != nullptr) {
+    if (!parsed->is_object() || parsed->contains("method")) return std::nullopt;
+    const auto id = parsed->find("id");
+    if (id == parsed->end() || !id->is_string() ||
+        id->get_ref<const std::string&>() != flow.gateway_id) {
+      return std::nullopt;
+    }
+    const auto result = parsed->find("result");
+    const bool has_error = parsed->contains("error");
+    if ((result == parsed->end()) != has_error) return std::nullopt;
+    if (result != parsed->end() && result->is_object()) {
+      if (result->contains("requestState") || result->contains("_meta")) return std::nullopt;
+      typed = result->contains("resultType");
+    }
+    const auto envelope = jsonscan::envelopeOf(text);
+    if (!envelope || envelope->id_from == jsonscan::kBad) return std::nullopt;
+    std::size_t stamp_at = jsonscan::kBad;  // no stamp: an error, or a typed result
+    std::string_view stamp;
+    if (!has_error) {
+      if (envelope->result == jsonscan::kBad) return std::nullopt;
+      if (!typed && result->is_object()) {
+        stamp_at = envelope->result + 1;  // after the result's '{'
+        stamp = result->empty() ? R"("resultType":"complete")" : R"("resultType":"complete",)";
+      }
+    }
+    return jsonscan::spliced(text, envelope->id_from, envelope->id_to,
+                     jsonrpc::serialize(flow.client_id), stamp_at, stamp);
   }
   std::string_view id, result, error;
   bool other = false;  // a method: a request or notification
@@ -166,7 +199,6 @@ std::optional<std::string> plainAnswer(const Flow& flow, std::string_view text) 
     answer.append(R"(,"error":)").append(error).push_back('}');
     return answer;
   }
-  bool typed = false;
   bool special = false;
   if (result.front() == '{') {
     end = jsonscan::forEachMember(result, 0, [&](std::string_view key, std::string_view) {
@@ -211,7 +243,7 @@ awaitable<void> relay(Flow flow, std::shared_ptr<Mailbox> out) {
         out->pushKeepalive();
         continue;
       }
-      if (auto plain = plainAnswer(flow, text)) {
+      if (auto plain = plainAnswer(flow, text, nullptr)) {
         out->pushFinal(std::move(*plain));
         pool.release(flow.lane);
         co_return;
@@ -334,13 +366,13 @@ class PlainRelay final : public MailboxSink {
     flow_.upstream.reset();  // the mailbox holds this sink: no cycle through it
   }
 
-  bool take(std::string& text, bool /*final*/) override {
+  bool take(std::string& text, bool /*final*/, const json* parsed) override {
     if (text.empty()) {
       out_->pushKeepalive();
       return true;
     }
     if (out_->abandoned()) return false;  // relay() cancels it upstream
-    auto plain = plainAnswer(flow_, text);
+    auto plain = plainAnswer(flow_, text, parsed);
     if (!plain) return false;
     out_->pushFinal(std::move(*plain));
     LanePool::instance().release(flow_.lane);

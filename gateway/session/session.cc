@@ -239,10 +239,11 @@ void Session::countDone(const Pending& pending, std::string_view outcome) const 
   metrics::requestDone(server_.name, pending.method, outcome, Clock::now() - pending.received);
 }
 
-void Session::finishLocked(Pending& pending, std::string response, std::string_view outcome) {
+void Session::finishLocked(Pending& pending, std::string response, std::string_view outcome,
+                           const nlohmann::json* parsed) {
   countDone(pending, outcome);
   if (!pending.progress_key.empty()) progress_.erase(pending.progress_key);
-  pending.mailbox->pushFinal(std::move(response));
+  pending.mailbox->pushFinal(std::move(response), parsed);
 }
 
 void Session::completeLocked(PendingMap::iterator it, std::string response,
@@ -329,7 +330,7 @@ void Session::fromServer(mcp::Message message) {
         }
       }
       const bool error = message.value.contains("error");
-      finishLocked(*answered, std::move(line), error ? "error" : "ok");
+      finishLocked(*answered, std::move(line), error ? "error" : "ok", &message.value);
       return;
     }
     case jsonrpc::Kind::kNotification: {

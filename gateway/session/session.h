@@ -89,9 +89,10 @@ class Session final : public ClientSession, public std::enable_shared_from_this<
                         const std::shared_ptr<const FilterChain>& filters,
                         std::chrono::steady_clock::time_point now);  // mu_ held
   void cancelledLocked(const mcp::Message& cancelled);               // mu_ held
-  // Answers a pending request; `outcome` is how it ended, for /metrics.
-  void finishLocked(Pending& pending, std::string response,
-                    std::string_view outcome);  // mu_ held
+  // Answers a pending request; `outcome` is how it ended, for /metrics;
+  // `parsed`, the response's value when the server sent it.
+  void finishLocked(Pending& pending, std::string response, std::string_view outcome,
+                    const nlohmann::json* parsed = nullptr);  // mu_ held
   void completeLocked(PendingMap::iterator it, std::string response,
                       std::string_view outcome);  // mu_ held, erases it
   void countDone(const Pending& pending, std::string_view outcome) const;

@@ -125,7 +125,7 @@ class CountingSink final : public MailboxSink {
  public:
   CountingSink(std::size_t keep, std::vector<std::string>& taken, std::function<void()> hand_over)
       : keep_(keep), taken_(taken), hand_over_(std::move(hand_over)) {}
-  bool take(std::string& text, bool /*final*/) override {
+  bool take(std::string& text, bool /*final*/, const nlohmann::json* /*parsed*/) override {
     if (taken_.size() >= keep_) return false;
     taken_.push_back(std::move(text));
     return true;
