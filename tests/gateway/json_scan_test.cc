@@ -1,7 +1,9 @@
 #include "gateway/mcp/json_scan.h"
+#include "gateway/mcp/json_text.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace mcpgate::gateway::jsonscan {
@@ -59,3 +61,42 @@ TEST(JsonScan, SplicedReplacesTheIdAndInsertsOnEitherSideOfIt) {
 
 }  // namespace
 }  // namespace mcpgate::gateway::jsonscan
+
+namespace mcpgate::gateway::jsonrpc::detail {
+namespace {
+
+// The byte-at-a-time definition plainRunEnd's wide loops must agree with.
+const char* slowRunEnd(const char* p, const char* end) {
+  while (p < end) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    ++p;
+  }
+  return p;
+}
+
+TEST(JsonText, PlainRunEndStopsAtTheFirstSpecialByteWhereverItIs) {
+  const std::string stops = std::string("\"\\\x01\x1f\x80\xff\xc3", 7) + std::string(1, '\0');
+  for (std::size_t length : {0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100}) {
+    for (std::size_t at = 0; at <= length; ++at) {
+      for (char stop : stops) {
+        std::string text(length, 'a');
+        for (std::size_t i = 0; i < length; ++i) text[i] = static_cast<char>(' ' + (i * 7) % 60);
+        std::replace(text.begin(), text.end(), '"', '#');
+        std::replace(text.begin(), text.end(), '\\', '#');
+        if (at < length) text[at] = stop;
+        const char* begin = text.data();
+        const char* end = text.data() + text.size();
+        ASSERT_EQ(plainRunEnd(begin, end) - begin, slowRunEnd(begin, end) - begin)
+            << "length " << length << ", stop " << static_cast<int>(stop) << " at " << at;
+        // From every offset too: the wide loops start unaligned.
+        if (at > 0) {
+          ASSERT_EQ(plainRunEnd(begin + 1, end) - begin, slowRunEnd(begin + 1, end) - begin);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mcpgate::gateway::jsonrpc::detail
