@@ -31,6 +31,7 @@ packages=(
   libboost1.81-dev            # Beast and Asio (header-only)
   libhyperscan-dev libre2-dev # DLP engine
   nlohmann-json3-dev libyaml-cpp-dev
+  libmimalloc-dev             # the gateway's allocator (CMakeLists.txt: MCPGATE_MIMALLOC)
   libssl-dev libseccomp-dev libcap-dev
 )
 test_packages=(
