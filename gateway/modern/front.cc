@@ -195,15 +195,29 @@ bool isModernVersion(std::string_view version) {
   return version.size() == 10 && version >= std::string_view("2026-07-28");
 }
 
-std::optional<std::string_view> declaredVersion(const json& message) {
-  if (!message.is_object()) return std::nullopt;
+namespace {
+
+// params._meta of a message when it is an object, else null.
+const json* metaOf(const json& message) {
+  if (!message.is_object()) return nullptr;
   auto params = message.find("params");
-  if (params == message.end() || !params->is_object()) return std::nullopt;
+  if (params == message.end() || !params->is_object()) return nullptr;
   auto meta = params->find("_meta");
-  if (meta == params->end() || !meta->is_object()) return std::nullopt;
+  if (meta == params->end() || !meta->is_object()) return nullptr;
+  return &*meta;
+}
+
+std::optional<std::string_view> versionIn(const json* meta) {
+  if (meta == nullptr) return std::nullopt;
   auto version = meta->find(kMetaProtocolVersion);
   if (version == meta->end() || !version->is_string()) return std::nullopt;
   return std::string_view(version->get_ref<const std::string&>());
+}
+
+}  // namespace
+
+std::optional<std::string_view> declaredVersion(const json& message) {
+  return versionIn(metaOf(message));
 }
 
 Era eraOf(const json& message, std::string_view header_version) {
@@ -343,17 +357,17 @@ FrontError versionRequired() {
 }
 
 // The version `message` is sent in supported, and a request's envelope
-// complete: what every transport checks.
-std::expected<void, FrontError> checkVersionAndMeta(const json& message, std::string_view version,
-                                                    bool body_version) {
+// complete: what every transport checks. `meta` is the message's params._meta
+// (metaOf), which holds the version when `body_version`.
+std::expected<void, FrontError> checkVersionAndMeta(bool request, const json* meta_of,
+                                                    std::string_view version, bool body_version) {
   if (std::ranges::find(jsonrpc::kModernProtocolVersions, version) ==
       std::end(jsonrpc::kModernProtocolVersions)) {
     return std::unexpected(unsupportedVersion(version));
   }
-  const bool request = message.contains("id");
   if (!request) return {};
   if (!body_version) return std::unexpected(versionRequired());
-  const json& meta = message["params"]["_meta"];
+  const json& meta = *meta_of;
   auto capabilities = meta.find(kMetaClientCapabilities);
   if (capabilities == meta.end() || !capabilities->is_object()) {
     return std::unexpected(
@@ -372,15 +386,19 @@ std::expected<void, FrontError> checkVersionAndMeta(const json& message, std::st
 }  // namespace
 
 std::expected<void, FrontError> checkEnvelope(const json& message) {
-  const std::optional<std::string_view> body_version = declaredVersion(message);
-  if (!body_version && message.contains("id")) return std::unexpected(versionRequired());
-  return checkVersionAndMeta(message, body_version.value_or(std::string_view()),
+  const json* meta = metaOf(message);
+  const std::optional<std::string_view> body_version = versionIn(meta);
+  const bool request = message.is_object() && message.contains("id");
+  if (!body_version && request) return std::unexpected(versionRequired());
+  return checkVersionAndMeta(request, meta, body_version.value_or(std::string_view()),
                              body_version.has_value());
 }
 
 std::expected<void, FrontError> checkRequest(const json& message, const RequestHeaders& headers,
                                              const std::vector<ParamHeader>* annotated) {
-  const std::optional<std::string_view> body_version = declaredVersion(message);
+  const json* meta = metaOf(message);
+  const std::optional<std::string_view> body_version = versionIn(meta);
+  const bool request = message.is_object() && message.contains("id");
   if (headers.protocol_version && body_version && *headers.protocol_version != *body_version) {
     return std::unexpected(
         mismatch("MCP-Protocol-Version header value '" + std::string(*headers.protocol_version) +
@@ -388,10 +406,11 @@ std::expected<void, FrontError> checkRequest(const json& message, const RequestH
   }
   const std::string_view version =
       body_version ? *body_version : headers.protocol_version.value_or(std::string_view());
-  if (auto checked = checkVersionAndMeta(message, version, body_version.has_value()); !checked) {
+  if (auto checked = checkVersionAndMeta(request, meta, version, body_version.has_value());
+      !checked) {
     return checked;
   }
-  if (!message.contains("id")) return {};
+  if (!request) return {};
   if (!headers.protocol_version) {
     return std::unexpected(mismatch("the MCP-Protocol-Version header is required"));
   }
