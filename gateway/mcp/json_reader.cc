@@ -79,12 +79,10 @@ class Reader {
         return object(out, depth + 1);
       case '[':
         return array(out, depth + 1);
-      case '"': {
-        std::string s;
-        if (!string(s)) return false;
-        out = std::move(s);
-        return true;
-      }
+      case '"':
+        // Read into the value's own string: no temporary to move.
+        out = json::value_t::string;
+        return string(out.get_ref<json::string_t&>());
       case 't':
         out = true;
         return literal("true");
@@ -125,12 +123,16 @@ class Reader {
       if (p_ == end_ || *p_ != ':') return fail("expected ':' after an object key");
       ++p_;
       skipSpace();
-      json item;
-      if (!value(item, depth)) return false;
-      auto [it, inserted] = members.try_emplace(std::move(key), std::move(item));
-      if (!inserted) {
+      // Parsed in place into the member's node; a repeated key's value
+      // replaces the first (as nlohmann: the last one wins).
+      auto [it, inserted] = members.try_emplace(std::move(key));
+      if (inserted) {
+        if (!value(it->second, depth)) return false;
+      } else {
         duplicates_ = true;
-        it->second = std::move(item);  // as nlohmann: the last one wins
+        json item;
+        if (!value(item, depth)) return false;
+        it->second = std::move(item);
       }
       skipSpace();
       if (p_ < end_ && *p_ == ',') {
