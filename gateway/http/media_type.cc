@@ -1,15 +1,22 @@
 #include "gateway/http/media_type.h"
 
+#include <array>
 #include <optional>
 #include <string>
 
 namespace mcpgate::gateway {
 namespace {
 
-bool isTokenChar(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
+// RFC 9110 tchar, as a table: every request's Accept and Content-Type are read with it.
+constexpr auto kTokenChars = [] {
+  std::array<bool, 256> table{};
+  for (int c = '0'; c <= '9'; ++c) table[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[c] = table[c - 'a' + 'A'] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
+bool isTokenChar(char c) { return kTokenChars[static_cast<unsigned char>(c)]; }
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
