@@ -1,5 +1,6 @@
 #include "gateway/guard/ambiguity.h"
 
+#include <algorithm>
 #include <cctype>
 #include <initializer_list>
 
@@ -30,14 +31,26 @@ std::string foldedAsGoDoes(std::string_view key) {
   return folded;
 }
 
+// `key` (ASCII) equals `want` (lower case) with ASCII case folded.
+bool foldsTo(std::string_view key, std::string_view want) {
+  if (key.size() != want.size()) return false;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(key[i])) != want[i]) return false;
+  }
+  return true;
+}
+
 // A key that is not `exact` (lower case) but that a case-insensitive parser
-// (Go's encoding/json) reads as `exact`.
+// (Go's encoding/json) reads as `exact`. Every message's keys are read here:
+// an ASCII key (nearly all) is compared in place, only others are folded.
 std::optional<std::string> caseVariantOf(const json& object,
                                          std::initializer_list<std::string_view> exact) {
-  for (const auto& [key, value] : object.items()) {
-    const std::string folded = foldedAsGoDoes(key);
+  for (const auto& [key, value] : object.get_ref<const json::object_t&>()) {
+    const bool ascii =
+        std::ranges::all_of(key, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    const std::string folded = ascii ? std::string() : foldedAsGoDoes(key);
     for (std::string_view want : exact) {
-      if (key != want && folded == want) return key;
+      if (key != want && (ascii ? foldsTo(key, want) : folded == want)) return key;
     }
   }
   return std::nullopt;
