@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #ifndef MCPGATE_VERSION
@@ -42,13 +44,19 @@ class Family {
       : name_(std::move(name)), help_(std::move(help)), type_(type), labels_(std::move(labels)) {}
 
   Series& at(std::initializer_list<std::string_view> values) {
-    std::vector<std::string> key(values.begin(), values.end());
+    // Looked up by the labels joined (each ended by a NUL, which no label
+    // value the gateway passes holds) in a per-thread buffer: a series that
+    // exists costs one hash and no allocation (four lookups per call).
+    thread_local std::string joined;
+    joined.clear();
+    for (std::string_view v : values) joined.append(v).push_back('\0');
     std::lock_guard lock(mu_);
-    auto it = series_.find(key);
-    if (it != series_.end()) return *it->second;
+    if (auto hit = index_.find(std::string_view(joined)); hit != index_.end()) return *hit->second;
+    std::vector<std::string> key(values.begin(), values.end());
     if (series_.size() >= kMaxSeries) std::ranges::fill(key, std::string("other"));
     auto& slot = series_[std::move(key)];
     if (!slot) slot = std::make_unique<Series>();
+    if (index_.size() < kMaxSeries * 2) index_.emplace(joined, slot.get());
     return *slot;
   }
 
@@ -119,7 +127,14 @@ class Family {
   const Type type_;
   const std::vector<std::string> labels_;
   mutable std::mutex mu_;
-  std::map<std::vector<std::string>, std::unique_ptr<Series>> series_;
+  std::map<std::vector<std::string>, std::unique_ptr<Series>> series_;  // in render's order
+  // Joined labels -> series, for at(); bounded like series_ (labels past the
+  // limit share "other" and are looked up in series_).
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Series*, Hash, std::equal_to<>> index_;
 };
 
 void observe(Series& series, Duration elapsed) {
