@@ -9,12 +9,21 @@ bool isSupportedProtocolVersion(std::string_view version) {
   return std::ranges::find(kProtocolVersions, version) != std::end(kProtocolVersions);
 }
 
+namespace {
+
+bool isString(const json& value, std::string_view text) {
+  return value.is_string() && value.get_ref<const std::string&>() == text;
+}
+
+}  // namespace
+
 Kind classify(const json& m) { return classify(m, nullptr, nullptr); }
 
 Kind classify(const json& m, const json** id_out, const json** method_out) {
   if (!m.is_object()) return Kind::kInvalid;
   auto version = m.find("jsonrpc");
-  if (version == m.end() || *version != "2.0") return Kind::kInvalid;
+  // Compared as strings: a json compared with a literal makes a json of it.
+  if (version == m.end() || !isString(*version, "2.0")) return Kind::kInvalid;
   auto id = m.find("id");
   bool has_id = id != m.end();
   if (has_id && id_out != nullptr) *id_out = &*id;
@@ -40,7 +49,9 @@ std::string idKey(const json& id) { return serialize(id); }
 std::string_view toolOf(const json& message) {
   if (!message.is_object()) return {};
   auto method = message.find("method");
-  if (method == message.end() || *method != "tools/call" || !message.contains("id")) return {};
+  if (method == message.end() || !isString(*method, "tools/call") || !message.contains("id")) {
+    return {};
+  }
   auto params = message.find("params");
   if (params == message.end() || !params->is_object()) return {};
   auto name = params->find("name");
