@@ -76,17 +76,43 @@ inline HttpRequest endpointRequest(Request& req) {
   }
   in.target = view(req.target());
   in.target = in.target.substr(0, in.target.find('?'));
-  in.host = view(req[http::field::host]);
-  in.accept = view(req[http::field::accept]);
-  in.content_type = view(req[http::field::content_type]);
-  in.authorization = view(req[http::field::authorization]);
-  in.origin = view(req[http::field::origin]);
-  in.protocol_version = view(req["MCP-Protocol-Version"]);
-  in.session_id = view(req["Mcp-Session-Id"]);
+  // One pass over the fields. Of a repeated field, the first is read (as
+  // req[name] reads it), but Mcp-Method and Mcp-Name, the last.
+  bool host = false, accept = false, content_type = false, authorization = false, origin = false,
+       protocol_version = false, session_id = false;
+  auto first = [](bool& seen, std::string_view& into, beast::string_view value) {
+    if (!seen) into = view(value);
+    seen = true;
+  };
   for (const auto& field : req) {
+    switch (field.name()) {
+      case http::field::host:
+        first(host, in.host, field.value());
+        continue;
+      case http::field::accept:
+        first(accept, in.accept, field.value());
+        continue;
+      case http::field::content_type:
+        first(content_type, in.content_type, field.value());
+        continue;
+      case http::field::authorization:
+        first(authorization, in.authorization, field.value());
+        continue;
+      case http::field::origin:
+        first(origin, in.origin, field.value());
+        continue;
+      case http::field::unknown:
+        break;
+      default:
+        continue;
+    }
     const beast::string_view name = field.name_string();
     constexpr std::size_t kParam = sizeof("Mcp-Param-") - 1;
-    if (beast::iequals(name, "Mcp-Method")) {
+    if (beast::iequals(name, "MCP-Protocol-Version")) {
+      first(protocol_version, in.protocol_version, field.value());
+    } else if (beast::iequals(name, "Mcp-Session-Id")) {
+      first(session_id, in.session_id, field.value());
+    } else if (beast::iequals(name, "Mcp-Method")) {
       in.mcp_method = view(field.value());
     } else if (beast::iequals(name, "Mcp-Name")) {
       in.mcp_name = view(field.value());
