@@ -29,6 +29,41 @@ bool isHostChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
 }
 
+// Splits host [":" port] (of an origin, or a Host header) into `origin`.
+bool parseAuthority(std::string_view rest, Origin& origin) {
+  std::string_view host;
+  if (!rest.empty() && rest.front() == '[') {
+    const std::size_t close = rest.find(']');
+    if (close == std::string_view::npos) return false;
+    const std::string inner(rest.substr(1, close - 1));
+    in6_addr addr{};
+    if (inet_pton(AF_INET6, inner.c_str(), &addr) != 1) return false;
+    host = rest.substr(0, close + 1);
+    rest = rest.substr(close + 1);
+  } else {
+    const std::size_t colon = rest.find(':');
+    host = rest.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon);
+    if (host.empty()) return false;
+    for (char c : host) {
+      if (!isHostChar(lower(c))) return false;
+    }
+  }
+  origin.host = toLower(host);
+  if (!rest.empty()) {
+    if (rest.front() != ':') return false;
+    origin.port = rest.substr(1);
+    if (origin.port.empty() || origin.port.size() > 5) return false;
+    unsigned value = 0;
+    for (char c : origin.port) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (value > 65535) return false;
+  }
+  return true;
+}
+
 // Splits a serialized origin (RFC 6454): scheme "://" host [":" port], nothing
 // more. Anything unusual (userinfo, path, empty port) fails rather than being
 // guessed at, so a crafted header cannot look like localhost.
@@ -38,46 +73,16 @@ std::optional<Origin> parseOrigin(std::string_view text) {
   Origin origin;
   origin.scheme = toLower(text.substr(0, sep));
   if (origin.scheme != "http" && origin.scheme != "https") return std::nullopt;
-  std::string_view rest = text.substr(sep + 3);
-  std::string_view host;
-  if (!rest.empty() && rest.front() == '[') {
-    const std::size_t close = rest.find(']');
-    if (close == std::string_view::npos) return std::nullopt;
-    const std::string inner(rest.substr(1, close - 1));
-    in6_addr addr{};
-    if (inet_pton(AF_INET6, inner.c_str(), &addr) != 1) return std::nullopt;
-    host = rest.substr(0, close + 1);
-    rest = rest.substr(close + 1);
-  } else {
-    const std::size_t colon = rest.find(':');
-    host = rest.substr(0, colon);
-    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon);
-    if (host.empty()) return std::nullopt;
-    for (char c : host) {
-      if (!isHostChar(lower(c))) return std::nullopt;
-    }
-  }
-  origin.host = toLower(host);
-  if (!rest.empty()) {
-    if (rest.front() != ':') return std::nullopt;
-    origin.port = rest.substr(1);
-    if (origin.port.empty() || origin.port.size() > 5) return std::nullopt;
-    unsigned value = 0;
-    for (char c : origin.port) {
-      if (c < '0' || c > '9') return std::nullopt;
-      value = value * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (value > 65535) return std::nullopt;
-  }
+  if (!parseAuthority(text.substr(sep + 3), origin)) return std::nullopt;
   return origin;
 }
 
 // The host part of a Host header (lower case; IPv6 keeps its brackets):
 // parsed as the host of an origin, so the same strictness applies.
 std::optional<std::string> hostOf(std::string_view header) {
-  auto parsed = parseOrigin("http://" + std::string(header));
-  if (!parsed) return std::nullopt;
-  return std::move(parsed->host);
+  Origin parsed;
+  if (!parseAuthority(header, parsed)) return std::nullopt;
+  return std::move(parsed.host);
 }
 
 }  // namespace
