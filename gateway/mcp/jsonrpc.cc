@@ -46,6 +46,35 @@ Kind classify(const json& m, const json** id_out, const json** method_out) {
 
 std::string idKey(const json& id) { return serialize(id); }
 
+namespace {
+
+// Deeper than this, release leaves the rest to nlohmann (which is iterative).
+constexpr int kReleaseDepth = 128;
+
+void releaseFrom(json& value, int depth) {
+  if (value.is_object()) {
+    auto& members = value.get_ref<json::object_t&>();
+    if (depth < kReleaseDepth) {
+      for (auto& [key, member] : members) {
+        if (member.is_structured()) releaseFrom(member, depth + 1);
+      }
+    }
+    members.clear();
+  } else if (value.is_array()) {
+    auto& items = value.get_ref<json::array_t&>();
+    if (depth < kReleaseDepth) {
+      for (auto& item : items) {
+        if (item.is_structured()) releaseFrom(item, depth + 1);
+      }
+    }
+    items.clear();
+  }
+}
+
+}  // namespace
+
+void release(json& value) { releaseFrom(value, 0); }
+
 std::string_view toolOf(const json& message) {
   if (!message.is_object()) return {};
   auto method = message.find("method");

@@ -66,6 +66,11 @@ void appendString(std::string_view text, std::string& out);
 // A key for maps of pending requests: the id as JSON text, so 1 and "1" differ.
 [[nodiscard]] std::string idKey(const json& id);
 
+// Empties `value` from its leaves up: what destroying it costs, without
+// nlohmann's destructor moving every element through a heap stack (it still
+// takes what is nested deeper than 128 levels).
+void release(json& value);
+
 // The tool a tools/call request names (params.name); empty for any other message.
 [[nodiscard]] std::string_view toolOf(const json& message);
 

@@ -6,6 +6,8 @@ namespace mcpgate::gateway::mcp {
 
 using nlohmann::json;
 
+Message::~Message() { jsonrpc::release(value); }
+
 Message Message::of(json value, Direction direction, std::string text) {
   Message m;
   m.direction = direction;

@@ -103,3 +103,23 @@ TEST(JsonRpc, ToolOfNamesTheToolOfACallOnly) {
 
 }  // namespace
 }  // namespace mcpgate::gateway::jsonrpc
+
+namespace mcpgate::gateway::jsonrpc {
+namespace {
+
+TEST(JsonRpc, ReleaseEmptiesAValueAndLeavesDeepNestingToNlohmann) {
+  json value = json::parse(R"({"a":[1,{"b":"x","c":[[],{}]}],"d":{"e":null}})");
+  release(value);
+  EXPECT_TRUE(value.is_object());
+  EXPECT_TRUE(value.empty());
+  // Nested far deeper than release recurses: no stack exhaustion, and the rest is freed.
+  std::string deep(100000, '[');
+  deep.append(100000, ']');
+  json nested = json::parse(deep);
+  release(nested);
+  EXPECT_TRUE(nested.is_array());
+  EXPECT_TRUE(nested.empty());
+}
+
+}  // namespace
+}  // namespace mcpgate::gateway::jsonrpc
