@@ -213,6 +213,16 @@ constexpr double kMinFresh6InjectionRecall = 0.90;
 constexpr double kMaxFresh6BenignFpRate = 0.03;
 constexpr double kMinFresh6HoldoutInjectionRecall = 0.40;
 constexpr double kMaxFresh6HoldoutBenignFpRate = 0.07;
+// fresh7 (gen_fresh7.py, session 20): the shapes public jailbreak collections hold (goal hijacks
+// ending in a rogue string, refusal suppression, forced prefixes and formats, alter egos without
+// rules, fiction used to extract content, payload splitting, obfuscated wording, other languages,
+// prompt leaks, orders inside documents). Before tuning: 0.541 on the tuning part, 0.500 on the
+// holdout third, 6 of 74 tuning look-alikes flagged; after: 0.984, 0.625, 2 of 74 (security prose
+// that names a jailbreak and a persona 'with no rules': the detector does not see mention).
+constexpr double kMinFresh7InjectionRecall = 0.95;
+constexpr double kMaxFresh7BenignFpRate = 0.04;
+constexpr double kMinFresh7HoldoutInjectionRecall = 0.60;
+constexpr double kMaxFresh7HoldoutBenignFpRate = 0.05;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -263,7 +273,11 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_fresh6.jsonl", "injection_fresh6"},
            {"benign_fresh6.jsonl", "benign_fresh6"},
            {"injections_fresh6_holdout.jsonl", "injection_fresh6_holdout"},
-           {"benign_fresh6_holdout.jsonl", "benign_fresh6_holdout"}}) {
+           {"benign_fresh6_holdout.jsonl", "benign_fresh6_holdout"},
+           {"injections_fresh7.jsonl", "injection_fresh7"},
+           {"benign_fresh7.jsonl", "benign_fresh7"},
+           {"injections_fresh7_holdout.jsonl", "injection_fresh7_holdout"},
+           {"benign_fresh7_holdout.jsonl", "benign_fresh7_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -328,6 +342,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_fresh6"].rate(), kMaxFresh6BenignFpRate);
   EXPECT_GE(all.label["injection_fresh6_holdout"].rate(), kMinFresh6HoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_fresh6_holdout"].rate(), kMaxFresh6HoldoutBenignFpRate);
+  EXPECT_GE(all.label["injection_fresh7"].rate(), kMinFresh7InjectionRecall);
+  EXPECT_LE(all.label["benign_fresh7"].rate(), kMaxFresh7BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh7_holdout"].rate(), kMinFresh7HoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh7_holdout"].rate(), kMaxFresh7HoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
