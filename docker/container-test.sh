@@ -87,8 +87,11 @@ out=$(node tests/deploy/sdk_call.mjs "http://127.0.0.1:$port/mcp/everything" --t
   fail "the SDK client's calls failed"
 echo "ok: SDK client through the container: $out"
 # The server really ran in the sandbox; only cgroup layers may be degraded.
-spawn_log=$(podman logs "$name" 2>&1 | grep -i 'degraded\|sandbox' | head -5)
-echo "$spawn_log" | sed 's/^/  log: /'
+# All of it read, then shown in part: `| head` would end grep with SIGPIPE, which pipefail and
+# set -e turn into a silent exit once the log holds more than five such lines.
+logs=$(podman logs "$name" 2>&1)
+spawn_log=$(grep -i 'degraded\|sandbox' <<<"$logs" || true)
+sed -n '1,5s/^/  log: /p' <<<"$spawn_log"
 if echo "$spawn_log" | grep -o '"layer":"[a-z_-]*"\|degraded[^,]*' | grep -v cgroup | grep -q layer; then
   fail "a layer other than cgroup was degraded"
 fi

@@ -15,7 +15,7 @@ name=mcpgate-deb-$$
 trap 'podman rm -f -t 1 "$name" >/dev/null 2>&1 || true' EXIT
 
 (cd "$build" && cpack -G DEB >/dev/null)
-deb=$(ls -t "$build"/mcpgate_*.deb | head -1)
+deb=$(realpath "$(ls -t "$build"/mcpgate_*.deb | head -1)")  # BUILD_DIR may be absolute (ctest)
 echo "deb-test: $deb ($(stat -c %s "$deb") bytes)"
 bash docker/build-base.sh
 
@@ -24,7 +24,7 @@ exec_start=$(sed -n 's/^ExecStart=//p' docker/mcpgate.service)
 # Host network: the gateway's loopback port is the host's (nothing leaves loopback).
 podman run -d --name "$name" --network host \
   --security-opt seccomp="$here/docker/seccomp.json" --security-opt unmask=/proc/* \
-  -v "$here/$deb:/tmp/mcpgate.deb:ro" docker.io/library/debian:bookworm-slim sleep 600 >/dev/null
+  -v "$deb:/tmp/mcpgate.deb:ro" docker.io/library/debian:bookworm-slim sleep 600 >/dev/null
 podman exec "$name" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./tmp/mcpgate.deb' \
   >/tmp/deb-test-apt.log 2>&1 || { tail -20 /tmp/deb-test-apt.log; exit 1; }
 echo "ok: apt install ./$(basename "$deb") on a clean Debian 12"
