@@ -292,6 +292,8 @@ std::string_view toString(Encoding e) {
       return "html";
     case Encoding::kSpaced:
       return "spaced";
+    case Encoding::kConcatenated:
+      return "concatenated";
   }
   return "?";
 }
@@ -437,6 +439,13 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
     if (auto m = decodeSpaced(text); m && fits(m->text.size())) {
       budget.bytes -= m->text.size();
       take(Encoding::kSpaced, std::move(m));
+    }
+  }
+  // Joined literals: found from the quotes, so one cheap pass over a text that has two.
+  if (!budget.exhausted) {
+    if (auto m = decodeConcatenated(text); m && fits(m->text.size())) {
+      budget.bytes -= m->text.size();
+      take(Encoding::kConcatenated, std::move(m));
     }
   }
   return out;

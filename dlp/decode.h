@@ -1,8 +1,9 @@
 #pragma once
 
 // Finds encoded substrings (base64, base32, hex, percent- and backslash-escapes, HTML character
-// references) and letter-spaced runs ("g h p _ a 1 B 2 ...") and decodes them, so a secret
-// wrapped in an encoding is scanned as the text it carries.
+// references), letter-spaced runs ("g h p _ a 1 B 2 ...") and string literals joined by
+// concatenation ("AKIA" + "Q3EG..."), and decodes them, so a secret wrapped in an encoding or
+// split across literals is scanned as the text it carries.
 //
 // Fails closed: what decodes to something other than text is not dropped. UTF-16 is transcoded,
 // other binary keeps its printable runs (a secret inside it is one), NULs do not make text
@@ -18,7 +19,7 @@
 
 namespace mcpgate::dlp {
 
-enum class Encoding { kBase64, kBase32, kHex, kPercent, kEscape, kHtml, kSpaced };
+enum class Encoding { kBase64, kBase32, kHex, kPercent, kEscape, kHtml, kSpaced, kConcatenated };
 
 [[nodiscard]] std::string_view toString(Encoding e);
 
@@ -36,6 +37,9 @@ inline constexpr std::size_t kMinHexRun = 16;
 inline constexpr std::size_t kMinBase32Run = 24;
 // Fewest single characters, each followed by the same separator, that make a letter-spaced run.
 inline constexpr std::size_t kMinSpacedChars = 16;
+
+// Fewest bytes the literals of one concatenation must hold together to be joined.
+inline constexpr std::size_t kMinConcatenatedChars = 12;
 
 // Printable runs shorter than this are not kept from binary decoded data: no secret is shorter,
 // and random bytes rarely hold one this long.
@@ -60,6 +64,14 @@ inline constexpr std::size_t kMinPrintableRun = 8;
 // single characters, each apart from the next by the same separator (one to three of
 // " .,-|:_\t"), become one word. nullopt if there is no such run.
 [[nodiscard]] std::optional<MappedText> decodeSpaced(std::string_view text);
+
+// String literals joined into one: two or more literals in '', "" or `` quotes, one after another
+// with only blanks, line breaks and a concatenation operator between them (+ in JavaScript,
+// Java, C# and Python; . in PHP and Perl; & in Visual Basic; || in SQL; .. in Lua; ~ in D; none
+// in C and Python), become one line of their contents (escapes as written), each byte mapped to
+// where it was. A chain that is broken by anything else (a variable, a call) ends there. nullopt
+// if no chain holds kMinConcatenatedChars bytes.
+[[nodiscard]] std::optional<MappedText> decodeConcatenated(std::string_view text);
 
 // How much decoding one scan may still do.
 struct DecodeBudget {

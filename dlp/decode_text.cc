@@ -2,6 +2,7 @@
 // encoding and string escapes (decode.h). Apart from decode.cc, which holds the byte encodings
 // (base64, hex, base32) and decodeAll.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -200,6 +201,158 @@ std::optional<MappedText> decodeSpaced(std::string_view text) {
     for (std::size_t k = i; k <= last; k += 1 + sep_len) out->push(text[k], k, k + 1);
     i = last + 1;
     exact_end = std::max(exact_end, i);
+  }
+  return out;
+}
+
+namespace {
+
+bool isQuote(char c) { return c == '"' || c == '\'' || c == '`'; }
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// The first quote (", ' or `) at or after `i`, or npos: sixteen bytes at a time, since most of a
+// text has none.
+std::size_t nextQuote(std::string_view text, std::size_t i) {
+#if defined(__SSE2__)
+  const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
+  for (; i + 16 <= text.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                     _mm_cmpeq_epi8(v, bq));
+    if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit)); mask != 0) {
+      return i + static_cast<std::size_t>(__builtin_ctz(mask));
+    }
+  }
+#endif
+  for (; i < text.size(); ++i) {
+    if (isQuote(text[i])) return i;
+  }
+  return std::string_view::npos;
+}
+
+// The end of the string literal whose opening quote is at `at` (after its closing quote), or
+// npos when it does not close on its line; `stop` is then where the search ended (the line
+// break, or the text's end). No later quote of the same kind before `stop` closes either: its
+// search would run in step with this one from the byte after it.
+std::size_t literalEnd(std::string_view text, std::size_t at, std::size_t& stop) {
+  const char quote = text[at];
+  std::size_t i = at + 1;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\') {
+      ++i;  // the escaped character, whatever it is
+      if (i < text.size() && text[i] == '\n') break;
+    } else if (c == quote) {
+      return i + 1;
+    } else if (c == '\n') {
+      break;
+    }
+  }
+  stop = std::min(i, text.size());
+  return std::string_view::npos;
+}
+
+// Whether a byte may follow a literal that another is joined to: a blank, a quote, or the first
+// byte of an operator.
+bool mayJoin(char c) {
+  return isBlank(c) || isQuote(c) || c == '+' || c == '.' || c == '&' || c == '|' || c == '~';
+}
+
+// Where the next literal of a chain starts after the literal that ended at `at`: past blanks, at
+// most one concatenation operator and blanks again; npos when the chain ends.
+std::size_t nextLiteral(std::string_view text, std::size_t at) {
+  std::size_t i = at;
+  while (i < text.size() && isBlank(text[i])) ++i;
+  if (i < text.size() && !isQuote(text[i])) {
+    const std::string_view rest = text.substr(i);
+    std::size_t op = 0;
+    if (rest.starts_with("||") || rest.starts_with("..")) {
+      op = 2;
+    } else if (rest[0] == '+' || rest[0] == '.' || rest[0] == '&' || rest[0] == '~') {
+      op = 1;
+    }
+    if (op == 0) return std::string_view::npos;
+    i += op;
+    while (i < text.size() && isBlank(text[i])) ++i;
+  }
+  return i < text.size() && isQuote(text[i]) ? i : std::string_view::npos;
+}
+
+// Longest literal looked back over from a junction for its opening quote.
+constexpr std::size_t kMaxLiteralBack = 4096;
+
+// Whether an odd run of backslashes escapes the byte at `k`.
+bool escaped(std::string_view text, std::size_t k) {
+  std::size_t slashes = 0;
+  while (k > slashes && text[k - 1 - slashes] == '\\') ++slashes;
+  return slashes % 2 == 1;
+}
+
+// The opening quote of the literal that the quote at `q` would close: the nearest earlier quote
+// of its kind on its line that no odd run of backslashes escapes; npos if there is none within
+// kMaxLiteralBack bytes.
+std::size_t openingBefore(std::string_view text, std::size_t q) {
+  const std::size_t floor = q > kMaxLiteralBack ? q - kMaxLiteralBack : 0;
+  for (std::size_t k = q; k > floor;) {
+    --k;
+    if (text[k] == '\n') return std::string_view::npos;
+    if (text[k] == text[q] && !escaped(text, k)) return k;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+// Found from its junctions: a quote followed by what may join it to another literal (blanks, an
+// operator, a quote). Most texts have none, and then only their quotes are looked at; from a
+// junction, the literal before it is found backwards on its line and the chain followed forward.
+std::optional<MappedText> decodeConcatenated(std::string_view text) {
+  std::optional<MappedText> out;
+  MappedText chain;
+  // Per quote kind (", ', `): quotes before this offset open no literal (see literalEnd), so a
+  // line of unclosed quotes is searched once, not once per quote.
+  std::array<std::size_t, 3> dead{};
+  const auto kind = [](char quote) { return quote == '"' ? 0 : quote == '\'' ? 1 : 2; };
+  const auto closing = [&](std::size_t at) {
+    std::size_t& until = dead[static_cast<std::size_t>(kind(text[at]))];
+    if (at < until) return std::string_view::npos;
+    std::size_t stop = 0;
+    const std::size_t end = literalEnd(text, at, stop);
+    if (end == std::string_view::npos) until = stop;
+    return end;
+  };
+  std::size_t i = 0;
+  for (std::size_t q; (q = nextQuote(text, i)) != std::string_view::npos;) {
+    i = q + 1;
+    // What a quote is followed by in JSON and most code (`:`, `,`, `)`, a letter) joins nothing.
+    if (i < text.size() && !mayJoin(text[i])) continue;
+    const std::size_t next = nextLiteral(text, q + 1);
+    if (next == std::string_view::npos || escaped(text, q)) continue;
+    const std::size_t open = openingBefore(text, q);
+    if (open == std::string_view::npos) continue;
+    chain.text.clear();
+    chain.src_begin.clear();
+    chain.src_end.clear();
+    for (std::size_t k = open + 1; k < q; ++k) chain.push(text[k], k, k + 1);
+    std::size_t literals = 1;
+    for (std::size_t at = next; at != std::string_view::npos;) {
+      const std::size_t end = closing(at);
+      if (end == std::string_view::npos) break;
+      ++literals;
+      for (std::size_t k = at + 1; k + 1 < end; ++k) chain.push(text[k], k, k + 1);
+      i = end;
+      at = nextLiteral(text, end);
+    }
+    if (literals < 2 || chain.text.size() < kMinConcatenatedChars) continue;
+    if (!out) {
+      out.emplace();
+    } else {
+      out->push('\n', chain.src_begin.front(), chain.src_begin.front() + 1);
+    }
+    for (std::size_t k = 0; k < chain.text.size(); ++k) {
+      out->push(chain.text[k], chain.src_begin[k], chain.src_end[k]);
+    }
   }
   return out;
 }

@@ -348,6 +348,44 @@ TEST(Spaced, ShortestRunIsFoundAtEveryAlignmentAmidCode) {
   }
 }
 
+TEST(Concatenated, JoinsLiteralsAcrossEveryLanguagesOperator) {
+  const std::string js = R"(const key = "AKIAQ3EG" + 'RN7XZ2VH5KJL';)";
+  const auto m = decodeConcatenated(js);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "AKIAQ3EGRN7XZ2VH5KJL");
+  EXPECT_EQ(sourceOf(js, *m, 0, 8), "AKIAQ3EG");
+  EXPECT_EQ(sourceOf(js, *m, 6, 10), R"(EG" + 'RN)");
+  for (const char* text : {R"($k = "AKIAQ3EG" . "RN7XZ2VH5KJL";)",     // PHP
+                           R"(k = "AKIAQ3EG" & "RN7XZ2VH5KJL")",        // Visual Basic
+                           R"(SELECT 'AKIAQ3EG' || 'RN7XZ2VH5KJL')",    // SQL
+                           R"(local k = "AKIAQ3EG" .. "RN7XZ2VH5KJL")",  // Lua
+                           "k = (\"AKIAQ3EG\"\n     \"RN7XZ2VH5KJL\")",  // Python, C: adjacent
+                           "k = \"AKIA\"\n  + \"Q3EG\"\n  + `RN7XZ2VH5KJL`"}) {
+    const auto joined = decodeConcatenated(text);
+    ASSERT_TRUE(joined) << text;
+    EXPECT_EQ(joined->text, "AKIAQ3EGRN7XZ2VH5KJL") << text;
+  }
+  // Two chains, a line each; an escaped quote stays inside its literal.
+  const auto two = decodeConcatenated(R"(a = "ignore prev" + "ious orders"; b = "say \"hi\" " + "to everyone")");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->text, "ignore previous orders\nsay \\\"hi\\\" to everyone");
+}
+
+TEST(Concatenated, AChainBrokenByAnythingButAnOperatorIsNotJoined) {
+  EXPECT_FALSE(decodeConcatenated(R"(greeting = "Hello, " + name + " and welcome back")"));
+  EXPECT_FALSE(decodeConcatenated(R"(print("a single literal of some length"))"));
+  EXPECT_FALSE(decodeConcatenated(R"(x = "short" + "bits")"));  // under kMinConcatenatedChars
+  EXPECT_FALSE(decodeConcatenated("don't stop: it's \"fine\" here, isn't it"));
+  EXPECT_FALSE(decodeConcatenated("\"unclosed + \"literals on one\nline\" x"));
+}
+
+// A line of quotes that never close is searched once, not once per quote.
+TEST(Concatenated, UnclosedQuotesCostOnePassPerLine) {
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += "\\'";
+  EXPECT_FALSE(decodeConcatenated(text));
+}
+
 TEST(FailClosedScan, SpacedHtmlAndBase32SecretsAreFoundAndMapped) {
   const Scanner s(testing::shippedRules());
   std::string spaced, html;
@@ -357,7 +395,8 @@ TEST(FailClosedScan, SpacedHtmlAndBase32SecretsAreFoundAndMapped) {
   }
   const std::string b32 =
       "M5UHAX2SHBQVU2ZTJRYTAV3WKQ2XQWLCG5HGGRBSNVCWMOKIM5FDI42QOU3FC2KY";  // base32 of kTok
-  for (const std::string& text : {"see " + spaced + "end", html, "x " + b32 + " y"}) {
+  const std::string split = R"(token = ")" + kTok.substr(0, 10) + R"(" + ")" + kTok.substr(10) + R"(";)";
+  for (const std::string& text : {"see " + spaced + "end", html, "x " + b32 + " y", split}) {
     const auto f = s.scanText(text, Direction::kRequest);
     bool found = false;
     for (const auto& x : f.items) found |= x.rule->id == "github-pat-classic";

@@ -29,14 +29,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             "a decoded byte maps outside the input");
     }
     if (d.encoding == dlp::Encoding::kPercent || d.encoding == dlp::Encoding::kEscape ||
-        d.encoding == dlp::Encoding::kHtml || d.encoding == dlp::Encoding::kSpaced) {
+        d.encoding == dlp::Encoding::kHtml || d.encoding == dlp::Encoding::kSpaced ||
+        d.encoding == dlp::Encoding::kConcatenated) {
       used += m.text.size();
     }
   }
   check(used <= budget_bytes, "whole-text decodings exceeded the budget");
   // The single-run decoders on the whole input.
   for (auto m : {dlp::decodeBase64(text), dlp::decodeHex(text), dlp::decodeBase32(text),
-                 dlp::decodeHtmlEntities(text), dlp::decodeSpaced(text)}) {
+                 dlp::decodeHtmlEntities(text), dlp::decodeSpaced(text),
+                 dlp::decodeConcatenated(text)}) {
     if (!m) continue;
     for (std::size_t i = 0; i < m->text.size(); ++i) {
       check(m->src_begin[i] < m->src_end[i] && m->src_end[i] <= text.size(),
