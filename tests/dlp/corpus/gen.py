@@ -30,6 +30,7 @@ import gen_fresh4
 import gen_fresh5
 import gen_fresh6
 import gen_fresh7
+import gen_fresh8
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -212,11 +213,14 @@ def main():
     # fresh5, what people type straight at a model or drop into a shared document; fresh6, what
     # an MCP server hands an agent to steer it through its tools; fresh7, the shapes of public
     # jailbreak collections (goal hijacks, refusal suppression, forced formats, alter egos,
-    # fiction, payload splitting, obfuscation, other languages, prompt leaks, documents).
+    # fiction, payload splitting, obfuscation, other languages, prompt leaks, documents); fresh8,
+    # the wording an unseen probe still missed (casual hijacks, penalty games, disclaimer
+    # suppression, fiction frames, split and dotted payloads, more languages, prompt leaks,
+    # review/hiring/note-taker hijacks, orders in data files, task switches and fake dialogues).
     for name, sets in (("fresh2", gen_fresh2.fresh2()), ("web", gen_web.web()),
                        ("fresh3", gen_fresh3.fresh3()), ("fresh4", gen_fresh4.fresh4()),
                        ("fresh5", gen_fresh5.fresh5()), ("fresh6", gen_fresh6.fresh6()),
-                       ("fresh7", gen_fresh7.fresh7())):
+                       ("fresh7", gen_fresh7.fresh7()), ("fresh8", gen_fresh8.fresh8())):
         files = (f"injections_{name}", f"benign_{name}",
                  f"injections_{name}_holdout", f"benign_{name}_holdout")
         for f, samples in zip(files, sets):
