@@ -223,6 +223,18 @@ constexpr double kMinFresh7InjectionRecall = 0.95;
 constexpr double kMaxFresh7BenignFpRate = 0.04;
 constexpr double kMinFresh7HoldoutInjectionRecall = 0.60;
 constexpr double kMaxFresh7HoldoutBenignFpRate = 0.05;
+// fresh8 (gen_fresh8.py, session 21): wording an unseen probe still missed (casual goal hijacks,
+// "pay no heed", penalty games with lives and shutdown, disclaimer suppression, movie and
+// parallel-universe frames, s1 + s2 payloads, dashed and dotted letters, Dutch, Polish, Turkish,
+// Indonesian and more, prompt leaks in new words, review, hiring and note-taker hijacks, orders in
+// JSON, CSV, code comments and markdown tables, task switches, continuations, fake dialogues).
+// Before tuning: 0.411 on the tuning part, 0.516 on the holdout third, 2 of 88 tuning look-alikes
+// flagged; after: 1.000, 0.645, 2 of 88 (the same sentence in two carriers: a regex matching
+// 'i.g.n.o.r.e', which spaced-keyword already reported before this round).
+constexpr double kMinFresh8InjectionRecall = 0.95;
+constexpr double kMaxFresh8BenignFpRate = 0.03;
+constexpr double kMinFresh8HoldoutInjectionRecall = 0.60;
+constexpr double kMaxFresh8HoldoutBenignFpRate = 0.05;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -277,7 +289,11 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_fresh7.jsonl", "injection_fresh7"},
            {"benign_fresh7.jsonl", "benign_fresh7"},
            {"injections_fresh7_holdout.jsonl", "injection_fresh7_holdout"},
-           {"benign_fresh7_holdout.jsonl", "benign_fresh7_holdout"}}) {
+           {"benign_fresh7_holdout.jsonl", "benign_fresh7_holdout"},
+           {"injections_fresh8.jsonl", "injection_fresh8"},
+           {"benign_fresh8.jsonl", "benign_fresh8"},
+           {"injections_fresh8_holdout.jsonl", "injection_fresh8_holdout"},
+           {"benign_fresh8_holdout.jsonl", "benign_fresh8_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));
@@ -346,6 +362,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_fresh7"].rate(), kMaxFresh7BenignFpRate);
   EXPECT_GE(all.label["injection_fresh7_holdout"].rate(), kMinFresh7HoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_fresh7_holdout"].rate(), kMaxFresh7HoldoutBenignFpRate);
+  EXPECT_GE(all.label["injection_fresh8"].rate(), kMinFresh8InjectionRecall);
+  EXPECT_LE(all.label["benign_fresh8"].rate(), kMaxFresh8BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh8_holdout"].rate(), kMinFresh8HoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh8_holdout"].rate(), kMaxFresh8HoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
