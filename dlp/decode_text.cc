@@ -350,9 +350,9 @@ std::optional<MappedText> decodeConcatenated(std::string_view text) {
     } else {
       out->push('\n', chain.src_begin.front(), chain.src_begin.front() + 1);
     }
-    for (std::size_t k = 0; k < chain.text.size(); ++k) {
-      out->push(chain.text[k], chain.src_begin[k], chain.src_end[k]);
-    }
+    out->text.append(chain.text);
+    out->src_begin.insert(out->src_begin.end(), chain.src_begin.begin(), chain.src_begin.end());
+    out->src_end.insert(out->src_end.end(), chain.src_end.begin(), chain.src_end.end());
   }
   return out;
 }
