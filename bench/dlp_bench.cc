@@ -4,6 +4,7 @@
 //   same rules through RE2::Set ... BM_Re2SetBaseline       (bytes/s; Set + per-rule confirm)
 //   rule-count scaling ............ BM_RuleScaling/{10,100,1000}
 //   one small tools/call message .. BM_SmallToolsCall       (time per message)
+//   loading the pack from its cache BM_WarmLoad             (CPU time per load)
 //
 // The corpus is generated from a fixed seed, so runs are comparable across machines and commits.
 
@@ -17,6 +18,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,6 +82,28 @@ void BM_ShippedPack(benchmark::State& state) {
   state.counters["rules"] = static_cast<double>(s.rules()->size());
 }
 BENCHMARK(BM_ShippedPack)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+// A warm start's rule loading (`mcpgate scan`, `serve`, a reload) without the process's own
+// start: the shipped packs from a filled cache (hashing the rule files for the key, the parsed
+// rules, mapping and checking the three databases). The first load fills the cache.
+void BM_WarmLoad(benchmark::State& state) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("mcpgate-bench-cache-" + std::to_string(std::random_device{}()));
+  const std::vector<std::filesystem::path> paths = {std::filesystem::path(MCPGATE_SOURCE_DIR) /
+                                                    "rules"};
+  const mcpgate::dlp::LoadOptions options{dir};
+  if (!RuleSet::load(paths, options)) state.SkipWithError("cannot load the shipped rules");
+  for (auto _ : state) {
+    auto set = RuleSet::load(paths, options);
+    if (!set || !(*set)->fromCache()) {
+      state.SkipWithError("warm load did not come from the cache");
+      break;
+    }
+    benchmark::DoNotOptimize(set);
+  }
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_WarmLoad)->Unit(benchmark::kMillisecond);
 
 // The best a regex gateway gets from RE2, over the same rules and corpus and with the same
 // confirmation: all shipped patterns in RE2::Sets (one lazy DFA per flag set; RE2 has nothing

@@ -15,7 +15,12 @@
 namespace mcpgate::dlp {
 
 struct HsDatabaseFree {
-  void operator()(hs_database_t* p) const { hs_free_database(p); }
+  // Set for a database mapped from the rule cache (rule_set.cc): its bytes belong to the mapping,
+  // which goes with the last owner, not to Hyperscan's allocator.
+  std::shared_ptr<const void> mapping;
+  void operator()(hs_database_t* p) const {
+    if (!mapping) hs_free_database(p);
+  }
 };
 struct HsScratchFree {
   void operator()(hs_scratch_t* p) const { hs_free_scratch(p); }

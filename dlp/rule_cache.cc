@@ -123,18 +123,23 @@ class Reader {
 
 std::string sha256Hex(std::string_view data) { return common::toHex(common::sha256(data)); }
 
-std::string ruleFilesKey(const std::vector<std::pair<std::filesystem::path, std::string>>& files) {
-  Writer w;
-  std::size_t total = 64;
-  for (const auto& [path, bytes] : files) total += path.native().size() + bytes.size() + 16;
-  w.reserve(total);  // one allocation for the megabyte of rule files, not a doubling series
-  w.str(kMagic);
-  w.str(hs_version());
+std::string ruleFilesKey(
+    const std::vector<std::pair<std::filesystem::path, std::string_view>>& files) {
+  // Hashed as Writer::str would lay the pieces out, streamed: the megabyte of rule files is not
+  // copied into one string first.
+  common::Sha256Stream h;
+  const auto str = [&h](std::string_view s) {
+    const std::uint64_t n = s.size();
+    h.update(std::string_view(reinterpret_cast<const char*>(&n), sizeof n));
+    h.update(s);
+  };
+  str(kMagic);
+  str(hs_version());
   for (const auto& [path, bytes] : files) {
-    w.str(path.string());
-    w.str(bytes);
+    str(path.string());
+    str(bytes);
   }
-  return sha256Hex(w.take());
+  return common::toHex(h.finish());
 }
 
 std::string serializeRules(const CachedRules& c) {

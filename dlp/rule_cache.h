@@ -27,7 +27,7 @@ struct CachedRules {
 
 // Key over the format version, the Hyperscan version and every file's path and bytes, in order.
 [[nodiscard]] std::string ruleFilesKey(
-    const std::vector<std::pair<std::filesystem::path, std::string>>& files);
+    const std::vector<std::pair<std::filesystem::path, std::string_view>>& files);
 [[nodiscard]] std::string serializeRules(const CachedRules& cached);
 [[nodiscard]] std::optional<CachedRules> deserializeRules(std::string_view blob);
 

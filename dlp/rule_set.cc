@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
 
+#include "common/digest.h"
 #include "common/read_file.h"
 #include "dlp/rule_cache.h"
 
@@ -43,7 +46,7 @@ std::string databaseKey(const std::vector<Rule>& rules, const std::vector<bool>&
 
 std::filesystem::path cacheFile(const LoadOptions& o, const std::string& hash,
                                 std::string_view kind) {
-  return o.cache_dir / ("rules-" + hash + std::string(kind) + ".hsdb");
+  return o.cache_dir / ("rules-" + hash + std::string(kind) + ".hsimg");
 }
 
 // One block-mode database of the rules (not detectors) that `take` selects; null (and no error)
@@ -95,22 +98,61 @@ void writeFile(const std::filesystem::path& file, std::string_view bytes) {
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
+// A database is cached as its in-memory image, which a warm start maps read-only and scans in
+// place: Hyperscan's own deserialization zeroes and copies the megabytes of every database and
+// checks them, which was about half of a warm start's CPU (bench/RESULTS.md). Hyperscan never
+// writes to a database, and its bytecode sits at an offset the image carries, so the image works
+// at any address with the same place in a 64-byte line (the offset below keeps it). Mapped pages
+// are the page cache's, shared by every gateway and `mcpgate stdio` on the host.
+// Layout: ImageHeader, zeros up to `offset`, then `size` bytes of image whose CRC-32C is `crc`.
+// The file name's key carries the Hyperscan version; hs_database_size checks the magic, the
+// version and the CPU platform, so a foreign image is recompiled, like a damaged one.
+constexpr char kImageMagic[8] = {'M', 'C', 'P', 'G', 'H', 'S', 'I', '1'};
+constexpr std::size_t kImageHeader = 64;
+constexpr std::size_t kImageAlign = 64;  // Hyperscan puts the bytecode on a cache line
+struct ImageHeader {
+  char magic[8];
+  std::uint64_t offset;
+  std::uint64_t size;
+  std::uint32_t crc;
+  std::uint32_t reserved;
+};
+static_assert(sizeof(ImageHeader) <= kImageHeader);
+
 HsDatabase readCache(const std::filesystem::path& file) {
-  const auto blob = MappedFile::open(file);
-  if (!blob) return nullptr;
-  hs_database_t* db = nullptr;
-  // A blob from another Hyperscan build or CPU is rejected here; we then just recompile.
-  const std::string_view bytes = blob->bytes();
-  if (hs_deserialize_database(bytes.data(), bytes.size(), &db) != HS_SUCCESS) return nullptr;
-  return HsDatabase(db);
+  auto map = MappedFile::open(file);
+  if (!map) return nullptr;
+  const std::string_view bytes = map->bytes();
+  ImageHeader h{};
+  if (bytes.size() < kImageHeader) return nullptr;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (std::memcmp(h.magic, kImageMagic, sizeof kImageMagic) != 0 || h.offset < kImageHeader ||
+      h.offset % alignof(std::uint64_t) != 0 || h.offset > bytes.size() ||
+      bytes.size() - h.offset != h.size || h.size == 0) {
+    return nullptr;
+  }
+  const std::string_view image = bytes.substr(h.offset);
+  if (common::crc32c(image) != h.crc) return nullptr;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): Hyperscan takes the read-only map const
+  auto* db = reinterpret_cast<hs_database_t*>(const_cast<char*>(image.data()));
+  std::size_t size = 0;
+  if (hs_database_size(db, &size) != HS_SUCCESS || size != h.size) return nullptr;
+  return HsDatabase(db, HsDatabaseFree{std::make_shared<const MappedFile>(std::move(*map))});
 }
 
 void writeCache(const std::filesystem::path& file, const hs_database_t* db) {
-  char* bytes = nullptr;
-  std::size_t len = 0;
-  if (hs_serialize_database(db, &bytes, &len) != HS_SUCCESS) return;
-  const std::unique_ptr<char, decltype(&std::free)> owned(bytes, &std::free);
-  writeFile(file, std::string_view(bytes, len));
+  std::size_t size = 0;
+  if (hs_database_size(db, &size) != HS_SUCCESS) return;
+  const std::string_view image(reinterpret_cast<const char*>(db), size);
+  ImageHeader h{};
+  std::memcpy(h.magic, kImageMagic, sizeof kImageMagic);
+  h.offset = kImageHeader + reinterpret_cast<std::uintptr_t>(db) % kImageAlign;
+  h.size = size;
+  h.crc = common::crc32c(image);
+  std::string out(h.offset, '\0');
+  std::memcpy(out.data(), &h, sizeof h);
+  out += image;
+  writeFile(file, out);
 }
 
 }  // namespace
@@ -124,22 +166,26 @@ const Rule* RuleSet::find(std::string_view id) const {
 
 std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::load(
     std::span<const std::filesystem::path> paths, const LoadOptions& options) {
-  std::vector<std::pair<std::filesystem::path, std::string>> files;
+  // Read, not mapped: an editor may truncate a rule file while a reload reads it.
+  std::vector<std::pair<std::filesystem::path, std::string>> texts;
   for (const auto& p : paths) {
     auto names = ruleFiles(p);
     if (!names) return std::unexpected(names.error());
     for (const auto& f : *names) {
       auto bytes = readWholeFile(f);
       if (!bytes) return std::unexpected(Error{f.string() + ": cannot open rule file"});
-      files.emplace_back(f, std::move(*bytes));
+      texts.emplace_back(f, std::move(*bytes));
     }
   }
+  std::vector<std::pair<std::filesystem::path, std::string_view>> files;
+  files.reserve(texts.size());
+  for (const auto& [f, bytes] : texts) files.emplace_back(f, bytes);
   // Warm start: the same files (names and bytes) were parsed and checked before.
   std::filesystem::path cached;
   if (!options.cache_dir.empty()) {
     cached = options.cache_dir / ("rules-" + ruleFilesKey(files) + ".rules");
-    if (auto blob = readWholeFile(cached)) {
-      if (auto c = deserializeRules(*blob); c && !c->rules.empty()) {
+    if (auto blob = MappedFile::open(cached)) {
+      if (auto c = deserializeRules(blob->bytes()); c && !c->rules.empty()) {
         return build(std::move(c->rules), options, /*checked=*/true, &c->windows);
       }
     }

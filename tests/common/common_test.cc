@@ -25,6 +25,18 @@ TEST(Digest, Sha256AndHmacKnownAnswers) {
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
 
+TEST(Digest, Crc32cKnownAnswers) {
+  // The check value of CRC-32C and RFC 3720 B.4's 32-byte vectors (the 8-byte and 1-byte steps).
+  EXPECT_EQ(crc32c("123456789"), 0xe3069283U);
+  EXPECT_EQ(crc32c(std::string(32, '\0')), 0x8a9136aaU);
+  EXPECT_EQ(crc32c(std::string(32, '\xff')), 0x62a8ab43U);
+  std::string ascending;
+  for (int i = 0; i < 32; ++i) ascending += static_cast<char>(i);
+  EXPECT_EQ(crc32c(ascending), 0x46dd794eU);
+  EXPECT_EQ(crc32c(std::string_view(ascending).substr(1)), crc32c(ascending.substr(1)));
+  EXPECT_EQ(crc32c(""), 0U);
+}
+
 TEST(Encoding, HexIsLowerCaseAndKeepsEveryByte) {
   EXPECT_EQ(toHex(std::string_view("\x00\xff\x10", 3)), "00ff10");
   EXPECT_EQ(toHex(std::string_view()), "");

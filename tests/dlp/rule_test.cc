@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "dlp/rule_set.h"
+#include "dlp/scanner.h"
 #include "test_util.h"
 
 namespace mcpgate::dlp {
@@ -161,6 +165,63 @@ TEST(RuleSetLoad, SerializedDatabaseCacheIsReusedForUnchangedRules) {
   auto changed = RuleSet::fromRules(*rules, opts);
   ASSERT_TRUE(changed);
   EXPECT_FALSE((*changed)->fromCache());
+  std::filesystem::remove_all(dir);
+}
+
+// The cached databases are mapped and scanned in place; one that is damaged, cut short or in
+// another format is compiled again (and the cache rewritten), never scanned.
+TEST(RuleSetLoad, ADamagedCachedDatabaseIsRecompiledNotScanned) {
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("mcpgate-dlp-image-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  auto rules = loadRuleText("rules:\n  - id: a\n    pattern: 'secret_[0-9]{4}'\n", "c.yaml");
+  ASSERT_TRUE(rules);
+  const LoadOptions opts{dir};
+  ASSERT_TRUE(RuleSet::fromRules(*rules, opts));
+  std::vector<std::filesystem::path> images;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".hsimg") images.push_back(e.path());
+  }
+  ASSERT_EQ(images.size(), 1U);
+  const auto image = images.front();
+  const auto whole = std::filesystem::file_size(image);
+
+  const auto scanWithCache = [&](bool expect_cached) {
+    auto set = RuleSet::fromRules(*rules, opts);
+    ASSERT_TRUE(set) << set.error().message;
+    EXPECT_EQ((*set)->fromCache(), expect_cached);
+    const Scanner scanner(*set);
+    const auto found = scanner.scanText("key secret_1234 here", Direction::kRequest);
+    EXPECT_FALSE(found.failed);
+    ASSERT_EQ(found.items.size(), 1U);
+    EXPECT_EQ(found.items[0].start, 4U);
+    EXPECT_TRUE(scanner.scanText("secret_12", Direction::kRequest).items.empty());
+  };
+  scanWithCache(true);
+
+  const auto damage = [&](std::uintmax_t at) {
+    std::fstream f(image, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(at));
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(static_cast<std::streamoff>(at));
+    c = static_cast<char>(c ^ 0x5a);
+    f.write(&c, 1);
+  };
+  damage(whole - 100);  // inside the bytecode
+  scanWithCache(false);
+  scanWithCache(true);  // rewritten whole
+  damage(0);            // the header's magic
+  scanWithCache(false);
+  std::filesystem::resize_file(image, whole / 2);
+  scanWithCache(false);
+  {
+    std::ofstream(image, std::ios::binary | std::ios::trunc) << "not a database";
+  }
+  scanWithCache(false);
+  EXPECT_GT(std::filesystem::file_size(image), whole / 2);  // rewritten whole again
+  scanWithCache(true);
   std::filesystem::remove_all(dir);
 }
 
