@@ -244,12 +244,15 @@ std::pair<std::size_t, std::size_t> lineColumn(std::string_view text, std::size_
 // Scans one file's bytes the way `mcpgate scan` does: JSON (an object or array) as JSON, JSON
 // Lines line by line as JSON, binary through its printable runs, the rest as text. With
 // `text_too`, JSON is also scanned as plain text (rules lint: a benign file must be clean both
-// ways). `sink` gets every finding with its place in the file.
-void scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
+// ways). `sink` gets every finding with its place in the file. False when part of it could not be
+// scanned (the engine failed: no scratch for the databases, a text over 4 GiB).
+bool scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
                   std::string_view name, std::string_view data, bool text_too,
                   const std::function<void(const Placed&)>& sink) {
+  bool complete = true;
   const auto scanText = [&](std::string_view text, std::size_t base) {
     const Findings f = scanner.scanText(text, dir, policy);
+    complete = complete && !f.failed;
     for (const auto& item : f.items) {
       sink(Placed{&item, base + item.start, text.substr(item.start, item.end - item.start)});
     }
@@ -258,6 +261,7 @@ void scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
   const auto scanJson = [&](const nlohmann::json& doc, std::string_view raw, std::size_t base) {
     const JsonStringIndex index(raw, base);
     const Findings f = scanner.scan(doc, dir, policy);
+    complete = complete && !f.failed;
     for (const auto& item : f.items) {
       const std::string value = stringAt(doc, item);
       const std::size_t s = std::min(item.start, value.size());
@@ -274,12 +278,12 @@ void scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
 
   if (looksBinary(data)) {
     scanText(printableRuns(data), 0);
-    return;
+    return complete;
   }
   if (const auto doc = parse(data); structured(doc)) {
     scanJson(doc, data, 0);
     if (text_too) scanText(data, 0);
-    return;
+    return complete;
   }
   // JSON Lines: by name, or when every non-empty line is a JSON object or array.
   std::vector<std::pair<std::size_t, std::size_t>> lines;
@@ -309,7 +313,7 @@ void scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
   }
   if (!jsonl) {
     scanText(data, 0);
-    return;
+    return complete;
   }
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const auto line = data.substr(lines[k].first, lines[k].second - lines[k].first);
@@ -320,6 +324,7 @@ void scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
     scanJson(docs[k], line, lines[k].first);
     if (text_too) scanText(line, lines[k].first);
   }
+  return complete;
 }
 
 // Compiled databases are cached so that running `mcpgate scan` again does not recompile the

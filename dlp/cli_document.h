@@ -38,8 +38,9 @@ struct Placed {
 // Scans one file's bytes the way `mcpgate scan` does: JSON (an object or array) as JSON, JSON
 // Lines line by line as JSON, binary through its printable runs, the rest as text. With
 // `text_too`, JSON is also scanned as plain text (rules lint: a benign file must be clean both
-// ways). `sink` gets every finding with its place in the file.
-void scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
+// ways). `sink` gets every finding with its place in the file. False when part of it could not be
+// scanned (the engine failed: no scratch for the databases, a text over 4 GiB).
+[[nodiscard]] bool scanDocument(const Scanner& scanner, const Policy& policy, Direction dir,
                   std::string_view name, std::string_view data, bool text_too,
                   const std::function<void(const Placed&)>& sink);
 

@@ -204,7 +204,8 @@ int runRulesLint(std::span<char* const> args, std::ostream& out, std::ostream& e
       // As `mcpgate scan` reads it (JSON as JSON, with pointers and decoded escapes) and as plain
       // text too: the gateway sees JSON, a rule author's test sees text.
       const std::string file = it->path().string();
-      scanDocument(scanner, policy, Direction::kRequest, file, *data, /*text_too=*/true,
+      const bool complete = scanDocument(
+          scanner, policy, Direction::kRequest, file, *data, /*text_too=*/true,
                    [&](const Placed& p) {
                      const auto line = p.offset == std::string_view::npos
                                            ? std::size_t{0}
@@ -214,6 +215,7 @@ int runRulesLint(std::span<char* const> args, std::ostream& out, std::ostream& e
                      if (!p.finding->pointer.empty()) what += " at " + p.finding->pointer;
                      problem(p.finding->rule->where(), what);
                    });
+      if (!complete) problem(file, "benign file could not be scanned (the DLP engine failed)");
     }
   }
   out << count << " rules, " << problems << " problems\n";

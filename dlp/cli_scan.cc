@@ -43,10 +43,14 @@ class ScanReporter {
           << "file offsets)\n";
     }
     const bool binary = looksBinary(data);
-    scanDocument(scanner_, policy_, dir, name, data, /*text_too=*/false, [&](const Placed& p) {
-      report(name, data, *p.finding, p.secret, p.offset, binary);
-    });
+    if (!scanDocument(scanner_, policy_, dir, name, data, /*text_too=*/false,
+                      [&](const Placed& p) { report(name, data, *p.finding, p.secret, p.offset, binary); })) {
+      err << "mcpgate scan: " << name << ": could not be scanned (the DLP engine failed on it)\n";
+      failed = true;
+    }
   }
+
+  bool failed = false;  // some input was not (fully) scanned
 
  private:
   void report(const std::string& name, std::string_view data, const Finding& f,
@@ -200,7 +204,7 @@ int runScanCommand(std::span<char* const> args, std::ostream& out, std::ostream&
       failed = true;
     }
   }
-  if (failed) return kExitError;
+  if (failed || reporter.failed) return kExitError;
   return reporter.findings > 0 ? kExitFindings : kExitClean;
 }
 

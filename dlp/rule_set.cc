@@ -137,6 +137,13 @@ HsDatabase readCache(const std::filesystem::path& file) {
   auto* db = reinterpret_cast<hs_database_t*>(const_cast<char*>(image.data()));
   std::size_t size = 0;
   if (hs_database_size(db, &size) != HS_SUCCESS || size != h.size) return nullptr;
+  // It must also run here: Hyperscan picks its code for this CPU at run time, and an image built
+  // where the CPU had more (a cache dir shared with an AVX-512 host) is refused only when a
+  // scratch is made for it. Every scan would then fail; compile for this CPU instead.
+  hs_scratch_t* probe = nullptr;
+  const hs_error_t runs_here = hs_alloc_scratch(db, &probe);
+  hs_free_scratch(probe);
+  if (runs_here != HS_SUCCESS) return nullptr;
   return HsDatabase(db, HsDatabaseFree{std::make_shared<const MappedFile>(std::move(*map))});
 }
 
