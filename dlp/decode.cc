@@ -294,6 +294,10 @@ std::string_view toString(Encoding e) {
       return "spaced";
     case Encoding::kConcatenated:
       return "concatenated";
+    case Encoding::kReversed:
+      return "reversed";
+    case Encoding::kRot13:
+      return "rot13";
   }
   return "?";
 }
@@ -320,7 +324,8 @@ std::optional<MappedText> decodeBase32(std::string_view in) {
   return decodeBase32Run(RunChars{in.substr(0, n), nullptr, 0, in.size()});
 }
 
-std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
+std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
+                               const TokenPrefixes* prefixes) {
   std::vector<Decoded> out;
   // Whether `n` more decoded bytes fit; if not, the text is not fully scanned.
   const auto fits = [&budget](std::size_t n) {
@@ -393,6 +398,20 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget) {
         if (j - next < line) break;
       }
       if (run.pos != nullptr) run.chars = joined;
+    }
+    if (run.pos == nullptr && prefixes != nullptr && !prefixes->empty()) {
+      // A token written backwards or in ROT13 is a run of these characters too.
+      for (const auto& [enc, turn] : {std::pair{Encoding::kReversed, &decodeReversedToken},
+                                      std::pair{Encoding::kRot13, &decodeRot13Token}}) {
+        if (auto m = turn(run.chars, *prefixes)) {
+          if (!fits(m->text.size())) break;
+          budget.bytes -= m->text.size();
+          for (auto& b : m->src_begin) b += static_cast<std::uint32_t>(start);
+          for (auto& e : m->src_end) e += static_cast<std::uint32_t>(start);
+          take(enc, std::move(m));
+        }
+      }
+      if (budget.exhausted) break;
     }
     std::size_t end = i;
     while (end < text.size() && end - i < 6 && text[end] == '=') ++end;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,7 +20,18 @@
 
 namespace mcpgate::dlp {
 
-enum class Encoding { kBase64, kBase32, kHex, kPercent, kEscape, kHtml, kSpaced, kConcatenated };
+enum class Encoding {
+  kBase64,
+  kBase32,
+  kHex,
+  kPercent,
+  kEscape,
+  kHtml,
+  kSpaced,
+  kConcatenated,
+  kReversed,
+  kRot13,
+};
 
 [[nodiscard]] std::string_view toString(Encoding e);
 
@@ -73,6 +85,40 @@ inline constexpr std::size_t kMinPrintableRun = 8;
 // if no chain holds kMinConcatenatedChars bytes.
 [[nodiscard]] std::optional<MappedText> decodeConcatenated(std::string_view text);
 
+// The literal prefixes that begin credentials (AKIA, ghp_, xoxb-, sk_live_, ...: RuleSet takes
+// them from its secret rules' patterns), as they look written backwards and in ROT13, indexed by
+// the byte a run is looked up by.
+class TokenPrefixes {
+ public:
+  TokenPrefixes() = default;
+  // Prefixes shorter than three bytes, or with a byte that cannot be in a base64 run (the runs
+  // they are looked for in), are left out.
+  explicit TokenPrefixes(const std::vector<std::string>& prefixes);
+  [[nodiscard]] bool empty() const { return count_ == 0; }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  // A run that ends with a prefix reversed (reversed_by_last) or starts with one in ROT13.
+  [[nodiscard]] const std::vector<std::string>& reversedEndingWith(char last) const {
+    return reversed_by_last_[static_cast<unsigned char>(last)];
+  }
+  [[nodiscard]] const std::vector<std::string>& rot13StartingWith(char first) const {
+    return rot13_by_first_[static_cast<unsigned char>(first)];
+  }
+
+ private:
+  std::vector<std::vector<std::string>> reversed_by_last_ = std::vector<std::vector<std::string>>(256);
+  std::vector<std::vector<std::string>> rot13_by_first_ = std::vector<std::vector<std::string>>(256);
+  std::size_t count_ = 0;
+};
+
+// A token written backwards ("...7NNDOFSOIAIKA") or in ROT13 ("tuc_..."): a run of token
+// characters that ends with a credential prefix reversed or starts with one in ROT13 is turned
+// back, each byte mapped to where it was. nullopt if `run` is neither. Cheap enough for every
+// run: only its last or first byte is looked up first.
+[[nodiscard]] std::optional<MappedText> decodeReversedToken(std::string_view run,
+                                                            const TokenPrefixes& prefixes);
+[[nodiscard]] std::optional<MappedText> decodeRot13Token(std::string_view run,
+                                                         const TokenPrefixes& prefixes);
+
 // How much decoding one scan may still do.
 struct DecodeBudget {
   std::size_t bytes = 0;  // decoded bytes still allowed; reduced by what decodeAll() returns
@@ -83,6 +129,7 @@ struct DecodeBudget {
 
 // Every decodable substring of `text`, base64 lines joined, within `budget`. Offsets in each map
 // are relative to `text`.
-[[nodiscard]] std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget);
+[[nodiscard]] std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
+                                            const TokenPrefixes* prefixes = nullptr);
 
 }  // namespace mcpgate::dlp

@@ -456,3 +456,73 @@ std::optional<MappedText> decodeEscapes(std::string_view text) {
 }
 
 }  // namespace mcpgate::dlp
+
+namespace mcpgate::dlp {
+namespace {
+
+char rot13(char c) {
+  if (c >= 'a' && c <= 'z') return static_cast<char>('a' + (c - 'a' + 13) % 26);
+  if (c >= 'A' && c <= 'Z') return static_cast<char>('A' + (c - 'A' + 13) % 26);
+  return c;
+}
+
+bool isRunByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' ||
+         c == '/' || c == '-' || c == '_';
+}
+
+// Shortest body after a prefix worth turning a run for: every credential with a prefix is longer.
+constexpr std::size_t kMinTokenBody = 8;
+constexpr std::size_t kMinTokenPrefix = 3;
+
+}  // namespace
+
+TokenPrefixes::TokenPrefixes(const std::vector<std::string>& prefixes) {
+  for (const std::string& p : prefixes) {
+    if (p.size() < kMinTokenPrefix || !std::ranges::all_of(p, isRunByte)) continue;
+    std::string r(p.rbegin(), p.rend());
+    auto& by_last = reversed_by_last_[static_cast<unsigned char>(r.back())];
+    if (std::ranges::find(by_last, r) != by_last.end()) continue;  // listed already
+    by_last.push_back(std::move(r));
+    std::string t(p);
+    for (char& c : t) c = rot13(c);
+    rot13_by_first_[static_cast<unsigned char>(t.front())].push_back(std::move(t));
+    ++count_;
+  }
+}
+
+std::optional<MappedText> decodeReversedToken(std::string_view run, const TokenPrefixes& prefixes) {
+  if (run.empty()) return std::nullopt;
+  if (run.size() < kMinTokenPrefix + kMinTokenBody) return std::nullopt;
+  const char second_last = run[run.size() - 2];
+  for (const auto& prefix : prefixes.reversedEndingWith(run.back())) {
+    // One byte more before the whole compare: most runs share a last byte with some prefix.
+    if (prefix[prefix.size() - 2] != second_last || run.size() < prefix.size() + kMinTokenBody ||
+        !run.ends_with(prefix)) {
+      continue;
+    }
+    MappedText out;
+    out.reserve(run.size());
+    for (std::size_t k = run.size(); k-- > 0;) out.push(run[k], k, k + 1);
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<MappedText> decodeRot13Token(std::string_view run, const TokenPrefixes& prefixes) {
+  if (run.empty()) return std::nullopt;
+  if (run.size() < kMinTokenPrefix + kMinTokenBody) return std::nullopt;
+  for (const auto& prefix : prefixes.rot13StartingWith(run.front())) {
+    if (prefix[1] != run[1] || run.size() < prefix.size() + kMinTokenBody ||
+        !run.starts_with(prefix)) {
+      continue;
+    }
+    MappedText out;
+    out.reserve(run.size());
+    for (std::size_t k = 0; k < run.size(); ++k) out.push(rot13(run[k]), k, k + 1);
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace mcpgate::dlp

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "dlp/rule.h"
 
@@ -74,6 +76,11 @@ using HsExprInfo = std::unique_ptr<hs_expr_info_t, HsExprInfoFree>;
 inline constexpr std::size_t kMaxGateReach = 1024;
 [[nodiscard]] std::size_t gateReach(const Rule& r);
 [[nodiscard]] re2::RE2::Options re2Options(const Rule& r);
+// The plain texts a pattern's match of capture group `group` (0: the whole pattern) must begin
+// with, as far as they are literal bytes: "ghp_" for `(ghp_[A-Za-z0-9]{36})`, "AKIA" and "ASIA"
+// for `((?:AKIA|ASIA)[A-Z2-7]{16})`. Empty when the group starts with a class, a wildcard or an
+// optional part. For TokenPrefixes (turned tokens).
+[[nodiscard]] std::vector<std::string> leadingLiterals(std::string_view pattern, int group);
 [[nodiscard]] std::unique_ptr<re2::RE2> compileRe2(const Rule& r);
 
 }  // namespace mcpgate::dlp

@@ -135,4 +135,107 @@ std::size_t leadingZeroRepeat(std::string_view p) {
   return std::string_view::npos;
 }
 
+namespace {
+
+bool plainByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '/' || c == '=' || c == ':' || c == '@';
+}
+
+// The literal byte at `i` (plain, or escaped punctuation such as \. \- \/), and its width in the
+// pattern; 0 if there is none.
+std::size_t literalAt(std::string_view p, std::size_t i, char& c) {
+  if (i >= p.size()) return 0;
+  if (plainByte(p[i])) {
+    c = p[i];
+    return 1;
+  }
+  if (p[i] == '\\' && i + 1 < p.size() && std::string_view(".-_/+=:@").find(p[i + 1]) != std::string_view::npos) {
+    c = p[i + 1];
+    return 2;
+  }
+  return 0;
+}
+
+bool quantifierAt(std::string_view p, std::size_t i) {
+  return i < p.size() && (p[i] == '?' || p[i] == '*' || p[i] == '+' || p[i] == '{');
+}
+
+}  // namespace
+
+std::vector<std::string> leadingLiterals(std::string_view p, int group) {
+  std::size_t pos = 0;
+  if (group > 0) {
+    int seen = 0;
+    bool in_class = false;
+    for (; pos < p.size(); ++pos) {
+      const char c = p[pos];
+      if (c == '\\') {
+        ++pos;
+      } else if (in_class) {
+        in_class = c != ']';
+      } else if (c == '[') {
+        in_class = true;
+        if (pos + 1 < p.size() && p[pos + 1] == ']') ++pos;  // a leading ] is a member
+      } else if (c == '(' && (pos + 1 >= p.size() || p[pos + 1] != '?') && ++seen == group) {
+        ++pos;
+        break;
+      }
+    }
+    if (pos >= p.size()) return {};
+  } else {
+    while (p.substr(pos).starts_with("\\b") || p.substr(pos).starts_with("^")) {
+      pos += p[pos] == '^' ? 1 : 2;
+    }
+  }
+  constexpr std::size_t kMaxHeads = 16;
+  std::vector<std::string> heads{""};
+  while (pos < p.size()) {
+    if (p.substr(pos).starts_with("(?:")) {
+      // An alternation of plain words, then not optional or repeated.
+      std::vector<std::string> alts{""};
+      std::size_t i = pos + 3;
+      bool plain = true;
+      for (; i < p.size() && p[i] != ')'; ) {
+        char c = 0;
+        if (p[i] == '|') {
+          alts.emplace_back();
+          ++i;
+        } else if (const std::size_t w = literalAt(p, i, c); w != 0 && !quantifierAt(p, i + w)) {
+          alts.back() += c;
+          i += w;
+        } else {
+          plain = false;
+          break;
+        }
+      }
+      if (!plain || i >= p.size() || quantifierAt(p, i + 1) ||
+          std::ranges::any_of(alts, [](const std::string& a) { return a.empty(); }) ||
+          heads.size() * alts.size() > kMaxHeads) {
+        break;
+      }
+      std::vector<std::string> next;
+      for (const auto& h : heads) {
+        for (const auto& a : alts) next.push_back(h + a);
+      }
+      heads = std::move(next);
+      pos = i + 1;
+      continue;
+    }
+    char c = 0;
+    const std::size_t w = literalAt(p, pos, c);
+    if (w == 0) break;
+    if (quantifierAt(p, pos + w)) {
+      if (p[pos + w] == '+') {
+        for (auto& h : heads) h += c;  // at least once
+      }
+      break;
+    }
+    for (auto& h : heads) h += c;
+    pos += w;
+  }
+  if (heads.size() == 1 && heads[0].empty()) return {};
+  return heads;
+}
+
 }  // namespace mcpgate::dlp

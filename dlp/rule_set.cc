@@ -287,6 +287,13 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
     set->confirm_.push_back(std::move(c));
   }
 
+  std::vector<std::string> prefixes;
+  for (const Rule& r : rs) {
+    if (r.category != Category::kSecret || r.is_detector) continue;
+    for (auto& p : leadingLiterals(r.pattern, r.secret_group)) prefixes.push_back(std::move(p));
+  }
+  set->token_prefixes_ = TokenPrefixes(prefixes);
+
   for (const auto& r : rs) {
     if (!r.gate) continue;
     if (auto ok = set->gates_.add(*r.gate); !ok) {

@@ -21,6 +21,7 @@
 
 #include "common/shared_slot.h"
 #include "dlp/error.h"
+#include "dlp/decode.h"
 #include "dlp/hs_util.h"
 #include "dlp/rule.h"
 
@@ -97,6 +98,8 @@ class RuleSet {
   };
   // Indices of the detector rules (Rule::is_detector).
   [[nodiscard]] const std::vector<std::size_t>& detectors() const { return detectors_; }
+  // The literal prefixes of the secret rules, for finding tokens written backwards or in ROT13.
+  [[nodiscard]] const TokenPrefixes& tokenPrefixes() const { return token_prefixes_; }
   // Rules without a gate; null if every rule is gated.
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
   // What a scan in `dir` runs over the whole text: database(), or, for a request under a policy
@@ -139,6 +142,7 @@ class RuleSet {
   std::vector<std::size_t> detectors_;
   std::unordered_map<std::string, std::size_t> by_id_;
   HsDatabase db_;
+  TokenPrefixes token_prefixes_;
   HsDatabase gated_db_;
   HsDatabase request_db_;
   bool request_split_ = false;  // requests scan request_db_, not db_

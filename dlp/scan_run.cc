@@ -169,7 +169,7 @@ void Run::derived(std::string_view text, std::size_t depth, std::vector<Hit>& ou
     }
   }
   if (!policy_.decode || depth >= policy_.max_decode_depth) return;
-  for (auto& d : decodeAll(base, budget)) {
+  for (auto& d : decodeAll(base, budget, &rs_.tokenPrefixes())) {
     std::vector<Hit> sub;
     layer(d.mapped.text, depth + 1, sub);
     for (auto& h : sub) {

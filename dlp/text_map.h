@@ -3,6 +3,7 @@
 // Derived text (normalized or decoded) together with where each of its bytes came from, so a
 // finding in the derived text can be mapped back onto the characters the user actually sent.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,10 +29,12 @@ struct MappedText {
     src_begin.push_back(static_cast<std::uint32_t>(begin));
     src_end.push_back(static_cast<std::uint32_t>(end));
   }
-  // The source span covering derived bytes [start, end); end > start.
+  // The source span covering derived bytes [start, end); end > start. A map runs forwards, or
+  // backwards for a reversed token (decodeReversedToken), so the span is taken from both ends.
   [[nodiscard]] std::pair<std::size_t, std::size_t> toSource(std::size_t start,
                                                              std::size_t end) const {
-    return {src_begin[start], src_end[end - 1]};
+    return {std::min(src_begin[start], src_begin[end - 1]),
+            std::max(src_end[start], src_end[end - 1])};
   }
 };
 

@@ -4,7 +4,11 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "dlp/hs_util.h"
+#include "dlp/rule_set.h"
 #include "dlp/scanner.h"
 #include "test_util.h"
 
@@ -384,6 +388,82 @@ TEST(Concatenated, UnclosedQuotesCostOnePassPerLine) {
   std::string text;
   for (int i = 0; i < 200000; ++i) text += "\\'";
   EXPECT_FALSE(decodeConcatenated(text));
+}
+
+std::string rot13Of(std::string s) {
+  for (char& c : s) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>('a' + (c - 'a' + 13) % 26);
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>('A' + (c - 'A' + 13) % 26);
+  }
+  return s;
+}
+
+TEST(TurnedTokens, AReversedOrRot13TokenIsTurnedBackAndMappedToItsRun) {
+  const TokenPrefixes prefixes({"ghp_", "hf_", "AKIA", "sk.live", "ab"});
+  EXPECT_EQ(prefixes.size(), 3U);  // "sk.live" (a '.' ends a run) and "ab" (too short) left out
+  const std::string reversed(kTok.rbegin(), kTok.rend());
+  const auto back = decodeReversedToken(reversed, prefixes);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->text, kTok);
+  EXPECT_EQ(back->toSource(0, 4), std::make_pair(reversed.size() - 4, reversed.size()));
+  EXPECT_EQ(back->toSource(0, back->text.size()), std::make_pair(std::size_t{0}, reversed.size()));
+  const auto rot = decodeRot13Token(rot13Of(kTok), prefixes);
+  ASSERT_TRUE(rot);
+  EXPECT_EQ(rot->text, kTok);
+  // Only runs that a prefix turned ends (reversed) or starts (ROT13) are turned.
+  EXPECT_FALSE(decodeReversedToken(kTok, prefixes));
+  EXPECT_FALSE(decodeRot13Token(kTok, prefixes));
+  EXPECT_FALSE(decodeReversedToken("0123456789abcdef0123456789abcdef", prefixes));
+  EXPECT_FALSE(decodeReversedToken("_phg", prefixes));      // a prefix with no body
+  EXPECT_FALSE(decodeRot13Token("us_east_1", prefixes));    // ROT13 of "hf_", too short a body
+  EXPECT_FALSE(decodeReversedToken(reversed, TokenPrefixes()));
+}
+
+TEST(TurnedTokens, PrefixesComeFromTheLiteralStartOfTheSecretGroup) {
+  EXPECT_EQ(leadingLiterals("(?:^|[^A-Za-z0-9_-])(ghp_[A-Za-z0-9]{36})(?:[^A-Za-z0-9_-]|$)", 1),
+            std::vector<std::string>{"ghp_"});
+  EXPECT_EQ(leadingLiterals("(?:^|[^A-Za-z0-9])((?:AKIA|ASIA)[A-Z2-7]{16})", 1),
+            (std::vector<std::string>{"AKIA", "ASIA"}));
+  EXPECT_EQ(leadingLiterals("\\b(?:xox)[bp]-[0-9]{10}", 0), std::vector<std::string>{"xox"});
+  EXPECT_EQ(leadingLiterals("(?:^|[(])(ya29\\.[0-9A-Za-z_-]{50,})", 1),
+            std::vector<std::string>{"ya29."});
+  EXPECT_EQ(leadingLiterals("(sk-(?:proj|admin)-[A-Za-z0-9]{40})", 1),
+            (std::vector<std::string>{"sk-proj-", "sk-admin-"}));
+  EXPECT_TRUE(leadingLiterals("((?:tgp_v1_)?[A-Za-z0-9_-]{40,64})", 1).empty());
+  EXPECT_TRUE(leadingLiterals("([a-f0-9]{32})", 1).empty());
+  EXPECT_EQ(leadingLiterals("(abcd?ef)", 1), std::vector<std::string>{"abc"});
+  EXPECT_EQ(leadingLiterals("[(](x)(tok_[0-9]+)", 2), std::vector<std::string>{"tok_"});
+  const auto rules = testing::shippedRules();
+  EXPECT_GE(rules->tokenPrefixes().size(), 200U);
+}
+
+TEST(FailClosedScan, ReversedAndRot13SecretsAreFoundAndRedactedWhereTheyAre) {
+  const Scanner s(testing::shippedRules());
+  const std::string aws = "AKIAQ3EGRN7XZ2VH5KJL";
+  const std::string reversed_tok(kTok.rbegin(), kTok.rend());
+  const std::string reversed_aws(aws.rbegin(), aws.rend());
+  const std::string sentence = "deploy with ghp key " + kTok;
+  for (const auto& [text, secret, rule, by] :
+       {std::tuple{"token: " + reversed_tok + " (backwards)", reversed_tok, "github-pat-classic", "reversed"},
+        std::tuple{"k=" + reversed_aws, reversed_aws, "aws-access-key-id", "reversed"},
+        std::tuple{std::string(sentence.rbegin(), sentence.rend()), reversed_tok,
+                   "github-pat-classic", "reversed"},
+        std::tuple{"my key is " + rot13Of(kTok) + " ok", rot13Of(kTok), "github-pat-classic", "rot13"},
+        std::tuple{rot13Of("aws " + aws), rot13Of(aws), "aws-access-key-id", "rot13"}}) {
+    const auto f = s.scanText(text, Direction::kRequest);
+    const Finding* hit = nullptr;
+    for (const auto& x : f.items) {
+      if (x.rule->id == rule) hit = &x;
+    }
+    ASSERT_NE(hit, nullptr) << text;
+    EXPECT_EQ(hit->decoded_by, by) << text;
+    EXPECT_EQ(text.substr(hit->start, hit->end - hit->start), secret) << text;
+  }
+  // Reversed prose and reversed hashes are not reported.
+  for (const std::string& text : {std::string("sdrawkcab nettirw si ecnetnes sihT"),
+                                 std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")}) {
+    EXPECT_TRUE(s.scanText(text, Direction::kRequest).items.empty()) << text;
+  }
 }
 
 TEST(FailClosedScan, SpacedHtmlAndBase32SecretsAreFoundAndMapped) {

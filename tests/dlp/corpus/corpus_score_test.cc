@@ -141,6 +141,10 @@ double ratio(int a, int b) { return b == 0 ? 1.0 : static_cast<double>(a) / b; }
 // --- thresholds: just below what main reaches (see bench/RESULTS.md, "DLP corpus").
 constexpr double kMinSecretRecall = 0.97;
 constexpr double kMinEncodedRecall = 0.94;
+// Tokens written backwards or in ROT13 (gen_turned.py): found through the secret rules' literal
+// prefixes, so tokens without one (keyword-led rules, URLs with '.', ':' or '@' before the secret)
+// stay unfound.
+constexpr double kMinTurnedRecall = 0.65;
 constexpr double kMinInjectionRecall = 0.99;
 constexpr double kMaxBenignFpRate = 0.005;
 // The sets written after the detector was tuned on the ones above (gen_fresh.py). The second
@@ -251,6 +255,7 @@ TEST(Corpus, ScoresShippedPacks) {
   for (const auto& [file, group] : std::vector<std::pair<std::string, std::string>>{
            {"secrets.jsonl", "secret"},
            {"encoded.jsonl", "encoded"},
+           {"encoded_turned.jsonl", "encoded_turned"},
            {"injections.jsonl", "injection"},
            {"benign.jsonl", "benign"},
            {"injections_fresh.jsonl", "injection_fresh"},
@@ -323,6 +328,7 @@ TEST(Corpus, ScoresShippedPacks) {
 
   EXPECT_GE(all.label["secret"].rate(), kMinSecretRecall);
   EXPECT_GE(all.label["encoded"].rate(), kMinEncodedRecall);
+  EXPECT_GE(all.label["encoded_turned"].rate(), kMinTurnedRecall);
   EXPECT_GE(all.label["injection"].rate(), kMinInjectionRecall);
   EXPECT_LE(all.label["benign"].rate(), kMaxBenignFpRate);
   EXPECT_GE(all.label["injection_fresh"].rate(), kMinFreshInjectionRecall);
