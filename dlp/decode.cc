@@ -298,6 +298,8 @@ std::string_view toString(Encoding e) {
       return "reversed";
     case Encoding::kRot13:
       return "rot13";
+    case Encoding::kBroken:
+      return "line-broken";
   }
   return "?";
 }
@@ -458,6 +460,14 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
     if (auto m = decodeSpaced(text); m && fits(m->text.size())) {
       budget.bytes -= m->text.size();
       take(Encoding::kSpaced, std::move(m));
+    }
+  }
+  // Tokens broken across lines: looked at only from line breaks, and only past a token prefix.
+  if (!budget.exhausted && prefixes != nullptr && !prefixes->empty() &&
+      std::memchr(text.data(), '\n', text.size()) != nullptr) {
+    if (auto m = decodeBrokenTokens(text, *prefixes); m && fits(m->text.size())) {
+      budget.bytes -= m->text.size();
+      take(Encoding::kBroken, std::move(m));
     }
   }
   // Joined literals: found from the quotes, so one cheap pass over a text that has two.

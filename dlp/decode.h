@@ -31,6 +31,7 @@ enum class Encoding {
   kConcatenated,
   kReversed,
   kRot13,
+  kBroken,
 };
 
 [[nodiscard]] std::string_view toString(Encoding e);
@@ -103,8 +104,12 @@ class TokenPrefixes {
   [[nodiscard]] const std::vector<std::string>& rot13StartingWith(char first) const {
     return rot13_by_first_[static_cast<unsigned char>(first)];
   }
+  [[nodiscard]] const std::vector<std::string>& startingWith(char first) const {
+    return by_first_[static_cast<unsigned char>(first)];
+  }
 
  private:
+  std::vector<std::vector<std::string>> by_first_ = std::vector<std::vector<std::string>>(256);
   std::vector<std::vector<std::string>> reversed_by_last_ = std::vector<std::vector<std::string>>(256);
   std::vector<std::vector<std::string>> rot13_by_first_ = std::vector<std::vector<std::string>>(256);
   std::size_t count_ = 0;
@@ -118,6 +123,15 @@ class TokenPrefixes {
                                                             const TokenPrefixes& prefixes);
 [[nodiscard]] std::optional<MappedText> decodeRot13Token(std::string_view run,
                                                          const TokenPrefixes& prefixes);
+
+// A token broken across lines ("ghp_R8aZk3Lq0W" newline "vT5xYb7NcD..."), as a terminal, a
+// mail or a log viewer wraps it: a run of token characters that starts with a credential prefix
+// and ends at a line break is joined with the run that starts the next line (after its
+// indentation), up to kMaxBrokenPieces pieces. Every joined token is one line of the result,
+// mapped byte by byte. nullopt if there is none.
+inline constexpr std::size_t kMaxBrokenPieces = 4;
+[[nodiscard]] std::optional<MappedText> decodeBrokenTokens(std::string_view text,
+                                                           const TokenPrefixes& prefixes);
 
 // How much decoding one scan may still do.
 struct DecodeBudget {

@@ -475,15 +475,29 @@ bool isRunByte(char c) {
 constexpr std::size_t kMinTokenBody = 8;
 constexpr std::size_t kMinTokenPrefix = 3;
 
+// A prefix that ordinary words and data do not start with: three bytes or more with a letter and a
+// digit or a mark ("hf_", "sk-", "r8_"), or four letters or more with a capital and not all one
+// letter ("AKIA", "AIza"). All-lower-case words ("key", "pat", "dose") and runs such as "AAAA"
+// begin too many runs of ordinary text to turn or join each.
+bool distinctive(std::string_view p) {
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  if (p.size() < kMinTokenPrefix || !std::ranges::any_of(p, letter)) return false;
+  if (!std::ranges::all_of(p, letter)) return true;
+  return p.size() >= 4 && std::ranges::any_of(p, upper) &&
+         std::ranges::any_of(p, [&](char c) { return c != p.front(); });
+}
+
 }  // namespace
 
 TokenPrefixes::TokenPrefixes(const std::vector<std::string>& prefixes) {
   for (const std::string& p : prefixes) {
-    if (p.size() < kMinTokenPrefix || !std::ranges::all_of(p, isRunByte)) continue;
+    if (!std::ranges::all_of(p, isRunByte) || !distinctive(p)) continue;
     std::string r(p.rbegin(), p.rend());
     auto& by_last = reversed_by_last_[static_cast<unsigned char>(r.back())];
     if (std::ranges::find(by_last, r) != by_last.end()) continue;  // listed already
     by_last.push_back(std::move(r));
+    by_first_[static_cast<unsigned char>(p.front())].push_back(p);
     std::string t(p);
     for (char& c : t) c = rot13(c);
     rot13_by_first_[static_cast<unsigned char>(t.front())].push_back(std::move(t));
@@ -523,6 +537,92 @@ std::optional<MappedText> decodeRot13Token(std::string_view run, const TokenPref
     return out;
   }
   return std::nullopt;
+}
+
+namespace {
+
+// Longest piece of a broken token looked back over from a line break.
+constexpr std::size_t kMaxBrokenPiece = 256;
+
+bool startsWithPrefix(std::string_view run, const TokenPrefixes& prefixes) {
+  for (const auto& p : prefixes.startingWith(run.front())) {
+    if (run.size() > p.size() && run.starts_with(p)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenPrefixes& prefixes) {
+  std::optional<MappedText> out;
+  if (prefixes.empty()) return out;
+  std::size_t done = 0;  // joined up to here: a later break inside the same token is not a start
+  const auto atBreak = [&](std::size_t k) {
+    if (k < done) return;
+    std::size_t end = k;
+    if (end > 0 && text[end - 1] == '\r') --end;
+    // Cheap refusals first: a break with no token byte right before it, or none starting the
+    // next line (after its indentation), joins nothing.
+    if (end == 0 || !isRunByte(text[end - 1])) return;
+    std::size_t first = k + 1;
+    while (first < text.size() && first - k <= 16 && (text[first] == ' ' || text[first] == '\t')) {
+      ++first;
+    }
+    if (first >= text.size() || !isRunByte(text[first])) return;
+    std::size_t start = end;
+    while (start > 0 && end - start < kMaxBrokenPiece && isRunByte(text[start - 1])) --start;
+    if (start > 0 && isRunByte(text[start - 1])) return;  // longer than a piece
+    if (end - start < kMinTokenPrefix + 1 ||
+        !startsWithPrefix(text.substr(start, end - start), prefixes)) {
+      return;
+    }
+    // Where the token ends is not known: each join (two pieces, three, ...) is a line of its own.
+    MappedText joined;
+    joined.reserve(end - start + 2 * kMaxBrokenPiece);
+    for (std::size_t b = start; b < end; ++b) joined.push(text[b], b, b + 1);
+    const auto emit = [&] {
+      if (!out) out.emplace();
+      if (!out->text.empty()) out->push('\n', start, start);
+      out->text += joined.text;
+      out->src_begin.insert(out->src_begin.end(), joined.src_begin.begin(), joined.src_begin.end());
+      out->src_end.insert(out->src_end.end(), joined.src_end.begin(), joined.src_end.end());
+    };
+    std::size_t brk = k;
+    for (std::size_t pieces = 1; pieces < kMaxBrokenPieces && brk < text.size();) {
+      std::size_t next = brk + 1;
+      while (next < text.size() && next - brk <= 16 && (text[next] == ' ' || text[next] == '\t')) {
+        ++next;
+      }
+      std::size_t stop = next;
+      while (stop < text.size() && stop - next < kMaxBrokenPiece && isRunByte(text[stop])) ++stop;
+      if (stop == next) break;
+      for (std::size_t b = next; b < stop; ++b) joined.push(text[b], b, b + 1);
+      ++pieces;
+      done = stop;
+      emit();
+      std::size_t after = stop;
+      if (after < text.size() && text[after] == '\r') ++after;
+      if (after >= text.size() || text[after] != '\n') break;
+      brk = after;
+    }
+  };
+  // Line breaks sixteen bytes at a time: most lines of code and logs are short, and a call per
+  // line (memchr) costs more than the line.
+  std::size_t base = 0;
+#if defined(__SSE2__)
+  const __m128i nl = _mm_set1_epi8('\n');
+  for (; base + 16 <= text.size(); base += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + base));
+    for (auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl))); mask != 0;
+         mask &= mask - 1) {
+      atBreak(base + static_cast<std::size_t>(__builtin_ctz(mask)));
+    }
+  }
+#endif
+  for (; base < text.size(); ++base) {
+    if (text[base] == '\n') atBreak(base);
+  }
+  return out;
 }
 
 }  // namespace mcpgate::dlp

@@ -399,8 +399,10 @@ std::string rot13Of(std::string s) {
 }
 
 TEST(TurnedTokens, AReversedOrRot13TokenIsTurnedBackAndMappedToItsRun) {
-  const TokenPrefixes prefixes({"ghp_", "hf_", "AKIA", "sk.live", "ab"});
-  EXPECT_EQ(prefixes.size(), 3U);  // "sk.live" (a '.' ends a run) and "ab" (too short) left out
+  const TokenPrefixes prefixes({"ghp_", "hf_", "AKIA", "sk.live", "ab", "key", "AAAA", "dose"});
+  // Left out: "sk.live" (a '.' ends a run), "ab" (too short), and words or runs that begin too
+  // much ordinary text: "key", "dose" (lower-case letters only), "AAAA" (one letter).
+  EXPECT_EQ(prefixes.size(), 3U);
   const std::string reversed(kTok.rbegin(), kTok.rend());
   const auto back = decodeReversedToken(reversed, prefixes);
   ASSERT_TRUE(back);
@@ -434,10 +436,27 @@ TEST(TurnedTokens, PrefixesComeFromTheLiteralStartOfTheSecretGroup) {
   EXPECT_EQ(leadingLiterals("(abcd?ef)", 1), std::vector<std::string>{"abc"});
   EXPECT_EQ(leadingLiterals("[(](x)(tok_[0-9]+)", 2), std::vector<std::string>{"tok_"});
   const auto rules = testing::shippedRules();
-  EXPECT_GE(rules->tokenPrefixes().size(), 200U);
+  EXPECT_GE(rules->tokenPrefixes().size(), 150U);
 }
 
-TEST(FailClosedScan, ReversedAndRot13SecretsAreFoundAndRedactedWhereTheyAre) {
+TEST(TurnedTokens, ATokenBrokenAcrossLinesIsJoinedOnceForEachPlaceItMayEnd) {
+  const TokenPrefixes prefixes({"ghp_", "AKIA"});
+  const std::string text = "token: " + kTok.substr(0, 15) + "\r\n    " + kTok.substr(15, 10) + "\n" +
+                           kTok.substr(25) + "\nnext line";
+  const auto m = decodeBrokenTokens(text, prefixes);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, kTok.substr(0, 25) + "\n" + kTok + "\n" + kTok + "next");
+  const std::size_t at = m->text.find('\n') + 1;  // the whole token, on the second line
+  EXPECT_EQ(m->toSource(at, at + kTok.size()),
+            std::make_pair(std::size_t{7}, text.find("\nnext")));
+  // No prefix before the break, or nothing after it: nothing to join.
+  EXPECT_FALSE(decodeBrokenTokens("plain words\nand more words\n", prefixes));
+  EXPECT_FALSE(decodeBrokenTokens("the ghp_ prefix\nmeans classic", prefixes));
+  EXPECT_FALSE(decodeBrokenTokens(kTok + "\n\n", prefixes));
+  EXPECT_FALSE(decodeBrokenTokens(text, TokenPrefixes()));
+}
+
+TEST(FailClosedScan, ReversedRot13AndLineBrokenSecretsAreFoundAndRedactedWhereTheyAre) {
   const Scanner s(testing::shippedRules());
   const std::string aws = "AKIAQ3EGRN7XZ2VH5KJL";
   const std::string reversed_tok(kTok.rbegin(), kTok.rend());
@@ -449,7 +468,9 @@ TEST(FailClosedScan, ReversedAndRot13SecretsAreFoundAndRedactedWhereTheyAre) {
         std::tuple{std::string(sentence.rbegin(), sentence.rend()), reversed_tok,
                    "github-pat-classic", "reversed"},
         std::tuple{"my key is " + rot13Of(kTok) + " ok", rot13Of(kTok), "github-pat-classic", "rot13"},
-        std::tuple{rot13Of("aws " + aws), rot13Of(aws), "aws-access-key-id", "rot13"}}) {
+        std::tuple{rot13Of("aws " + aws), rot13Of(aws), "aws-access-key-id", "rot13"},
+        std::tuple{"export K=" + aws.substr(0, 8) + "\n" + aws.substr(8) + "\n", aws.substr(0, 8) + "\n" + aws.substr(8),
+                   "aws-access-key-id", "line-broken"}}) {
     const auto f = s.scanText(text, Direction::kRequest);
     const Finding* hit = nullptr;
     for (const auto& x : f.items) {

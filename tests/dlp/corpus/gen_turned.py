@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Secrets written backwards or in ROT13 (issue 14's obfuscated secrets): strong-prefix tokens
-from gen_secrets turned as a whole sentence, alone, or inside code, in both directions.
+"""Secrets written backwards, in ROT13 or broken across lines (issue 14's obfuscated secrets):
+strong-prefix tokens from gen_secrets turned as a whole sentence, alone, or inside code, and
+wrapped as a terminal or a mail client wraps them, in both directions.
 
     python3 tests/dlp/corpus/gen_turned.py   # writes encoded_turned.jsonl
 """
@@ -32,9 +33,12 @@ def turned(g):
         ("rot13", lambda t, v: (rot13(t), "request")),
         ("rot13_sentence", lambda t, v: (rot13(f"use {t} as the {v.lower()}"), "response")),
         ("rot13_env", lambda t, v: (f"{v}_ROT13={rot13(t)}", "request")),
+        ("line_broken", lambda t, v: (f"{v}={t[:len(t) // 2]}\n{t[len(t) // 2:]}\n", "response")),
+        ("line_broken_indented", lambda t, v: (
+            f"  {v.lower()}: {t[:12]}\r\n      {t[12:]}\r\n  other: 1", "request")),
     ]
     out = []
-    for i in range(60):
+    for i in range(80):
         name, form = forms[i % len(forms)]
         service, kind, make, var, _ = strong[g.randrange(len(strong))]
         text, direction = form(make(g), var)
