@@ -229,7 +229,10 @@ TEST(Spawn, TheTreeDiesWithTheGateway) {
   ASSERT_EQ(::pipe(report), 0);
   pid_t gateway = ::fork();
   if (gateway == 0) {
-    auto child = spawn(sandboxedProbe({"sleep:60"}));
+    // Degrade where no cgroup can be made (an unprivileged run): the tree must die without one.
+    SpawnSpec spec = sandboxedProbe({"sleep:60"});
+    spec.sandbox->on_unavailable = OnUnavailable::kDegrade;
+    auto child = spawn(spec);
     pid_t pid = child ? child->pid : -1;
     (void)::write(report[1], &pid, sizeof pid);
     ::pause();
@@ -241,10 +244,16 @@ TEST(Spawn, TheTreeDiesWithTheGateway) {
             static_cast<ssize_t>(sizeof supervisor));
   ::close(report[0]);
   ASSERT_GT(supervisor, 0);
-  std::this_thread::sleep_for(200ms);  // let the sandbox come up
-  auto inits = childrenOf(supervisor);
+  // The sandbox comes up in its own time (slower unprivileged or under load): wait for the init
+  // and the server under it, up to 10 s.
+  std::vector<pid_t> inits, servers;
+  for (const auto up = std::chrono::steady_clock::now() + 10s;
+       std::chrono::steady_clock::now() < up; std::this_thread::sleep_for(20ms)) {
+    inits = childrenOf(supervisor);
+    servers = inits.size() == 1 ? childrenOf(inits[0]) : std::vector<pid_t>{};
+    if (servers.size() == 1) break;
+  }
   ASSERT_EQ(inits.size(), 1u);
-  auto servers = childrenOf(inits[0]);
   ASSERT_EQ(servers.size(), 1u);
   ::kill(gateway, SIGKILL);
   ::waitpid(gateway, nullptr, 0);
