@@ -300,6 +300,8 @@ std::string_view toString(Encoding e) {
       return "rot13";
     case Encoding::kBroken:
       return "line-broken";
+    case Encoding::kQuotedPrintable:
+      return "quoted-printable";
   }
   return "?";
 }
@@ -453,6 +455,7 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
     take(enc, std::move(m));
   };
   whole(Encoding::kPercent, '%', decodePercent);
+  whole(Encoding::kQuotedPrintable, '=', decodeQuotedPrintable);
   whole(Encoding::kEscape, '\\', decodeEscapes);
   whole(Encoding::kHtml, '&', decodeHtmlEntities);
   // Letter-spaced runs have no marker byte; decodeSpaced() is one cheap pass over the text.

@@ -32,6 +32,7 @@ enum class Encoding {
   kReversed,
   kRot13,
   kBroken,
+  kQuotedPrintable,
 };
 
 [[nodiscard]] std::string_view toString(Encoding e);
@@ -64,6 +65,10 @@ inline constexpr std::size_t kMinPrintableRun = 8;
 [[nodiscard]] std::optional<MappedText> decodeHex(std::string_view encoded);
 // Percent-decoding of a whole text; nullopt if there is no %XX in it.
 [[nodiscard]] std::optional<MappedText> decodePercent(std::string_view text);
+// Quoted-printable (RFC 2045, as mail bodies carry it): soft line breaks ("=" at a line's end)
+// removed and =XX decoded, in a whole text; nullopt if it has no soft line break (without one,
+// "=41" is as likely a URL query or an assignment).
+[[nodiscard]] std::optional<MappedText> decodeQuotedPrintable(std::string_view text);
 // \xHH, \uXXXX (and surrogate pairs), \n, \t, \r, \", \\, \/ in a whole text; nullopt if there is
 // no escape in it.
 [[nodiscard]] std::optional<MappedText> decodeEscapes(std::string_view text);

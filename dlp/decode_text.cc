@@ -376,6 +376,46 @@ std::optional<MappedText> decodePercent(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The length of the quoted-printable soft line break at `i` ("=\r\n" or "=\n"), or 0.
+std::size_t softBreakAt(std::string_view text, std::size_t i) {
+  if (text[i] != '=') return 0;
+  if (i + 1 < text.size() && text[i + 1] == '\n') return 2;
+  if (i + 2 < text.size() && text[i + 1] == '\r' && text[i + 2] == '\n') return 3;
+  return 0;
+}
+
+}  // namespace
+
+std::optional<MappedText> decodeQuotedPrintable(std::string_view text) {
+  // Only a text with a soft line break is taken for quoted-printable: "=41" alone is as likely a
+  // URL's query or an assignment.
+  bool soft = false;
+  for (std::size_t i = text.find('='); i != std::string_view::npos; i = text.find('=', i + 1)) {
+    if (softBreakAt(text, i) != 0) {
+      soft = true;
+      break;
+    }
+  }
+  if (!soft) return std::nullopt;
+  MappedText out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (const std::size_t n = softBreakAt(text, i); n != 0) {
+      i += n;  // the line goes on: nothing is written
+    } else if (text[i] == '=' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 &&
+               hexValue(text[i + 2]) >= 0) {
+      out.push(static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2])), i, i + 3);
+      i += 3;
+    } else {
+      out.push(text[i], i, i + 1);
+      ++i;
+    }
+  }
+  return out;
+}
+
 std::optional<MappedText> decodeEscapes(std::string_view text) {
   bool any = false;
   MappedText out;
@@ -582,7 +622,7 @@ std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenP
     for (std::size_t b = start; b < end; ++b) joined.push(text[b], b, b + 1);
     const auto emit = [&] {
       if (!out) out.emplace();
-      if (!out->text.empty()) out->push('\n', start, start);
+      if (!out->text.empty()) out->push('\n', start, start + 1);
       out->text += joined.text;
       out->src_begin.insert(out->src_begin.end(), joined.src_begin.begin(), joined.src_begin.end());
       out->src_end.insert(out->src_end.end(), joined.src_end.begin(), joined.src_end.end());

@@ -456,7 +456,18 @@ TEST(TurnedTokens, ATokenBrokenAcrossLinesIsJoinedOnceForEachPlaceItMayEnd) {
   EXPECT_FALSE(decodeBrokenTokens(text, TokenPrefixes()));
 }
 
-TEST(FailClosedScan, ReversedRot13AndLineBrokenSecretsAreFoundAndRedactedWhereTheyAre) {
+TEST(QuotedPrintable, SoftBreaksAreRemovedAndEscapesDecodedOnlyInAMailBody) {
+  const std::string body = "token: ghp_R8aZk3Lq0WvT5x=\r\nYb7NcD2mEf9HgJ4sPu6QiX and caf=C3=A9=\nend";
+  const auto m = decodeQuotedPrintable(body);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "token: " + kTok + " and caf\xC3\xA9" + "end");
+  EXPECT_EQ(m->toSource(7, 7 + kTok.size()), std::make_pair(std::size_t{7}, body.find(" and")));
+  // No soft line break: "=41" is left alone (a query string, an assignment).
+  EXPECT_FALSE(decodeQuotedPrintable("https://x.test/?a=41&b=FF"));
+  EXPECT_FALSE(decodeQuotedPrintable("x = 3D\ny = 4"));
+}
+
+TEST(FailClosedScan, TurnedBrokenAndQuotedPrintableSecretsAreFoundAndRedactedWhereTheyAre) {
   const Scanner s(testing::shippedRules());
   const std::string aws = "AKIAQ3EGRN7XZ2VH5KJL";
   const std::string reversed_tok(kTok.rbegin(), kTok.rend());
@@ -470,7 +481,10 @@ TEST(FailClosedScan, ReversedRot13AndLineBrokenSecretsAreFoundAndRedactedWhereTh
         std::tuple{"my key is " + rot13Of(kTok) + " ok", rot13Of(kTok), "github-pat-classic", "rot13"},
         std::tuple{rot13Of("aws " + aws), rot13Of(aws), "aws-access-key-id", "rot13"},
         std::tuple{"export K=" + aws.substr(0, 8) + "\n" + aws.substr(8) + "\n", aws.substr(0, 8) + "\n" + aws.substr(8),
-                   "aws-access-key-id", "line-broken"}}) {
+                   "aws-access-key-id", "line-broken"},
+        std::tuple{"Content-Transfer-Encoding: quoted-printable\r\n\r\nyour key is " + aws.substr(0, 11) +
+                       "=\r\n" + aws.substr(11) + " =E2=80=94 keep it",
+                   aws.substr(0, 11) + "=\r\n" + aws.substr(11), "aws-access-key-id", "quoted-printable"}}) {
     const auto f = s.scanText(text, Direction::kRequest);
     const Finding* hit = nullptr;
     for (const auto& x : f.items) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Secrets written backwards, in ROT13 or broken across lines (issue 14's obfuscated secrets):
+"""Secrets written backwards, in ROT13, broken across lines or by quoted-printable soft breaks
+(issue 14's obfuscated secrets):
 strong-prefix tokens from gen_secrets turned as a whole sentence, alone, or inside code, and
 wrapped as a terminal or a mail client wraps them, in both directions.
 
@@ -36,9 +37,13 @@ def turned(g):
         ("line_broken", lambda t, v: (f"{v}={t[:len(t) // 2]}\n{t[len(t) // 2:]}\n", "response")),
         ("line_broken_indented", lambda t, v: (
             f"  {v.lower()}: {t[:12]}\r\n      {t[12:]}\r\n  other: 1", "request")),
+        ("quoted_printable", lambda t, v: (
+            "Content-Type: text/plain; charset=3Dutf-8\r\nContent-Transfer-Encoding: quoted-printable"
+            f"\r\n\r\nHi team, the new {v.lower()} for the deploy job is {t[:10]}=\r\n{t[10:]} =E2=80=94 "
+            "please rotate the old one.\r\n", "response")),
     ]
     out = []
-    for i in range(80):
+    for i in range(90):
         name, form = forms[i % len(forms)]
         service, kind, make, var, _ = strong[g.randrange(len(strong))]
         text, direction = form(make(g), var)
