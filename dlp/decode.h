@@ -100,6 +100,8 @@ class TokenPrefixes {
   // Prefixes shorter than three bytes, or with a byte that cannot be in a base64 run (the runs
   // they are looked for in), are left out.
   explicit TokenPrefixes(const std::vector<std::string>& prefixes);
+  // Whether the constructor keeps `prefix`.
+  [[nodiscard]] static bool accepts(std::string_view prefix);
   [[nodiscard]] bool empty() const { return count_ == 0; }
   [[nodiscard]] std::size_t size() const { return count_; }
   // A run that ends with a prefix reversed (reversed_by_last) or starts with one in ROT13.

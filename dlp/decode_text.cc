@@ -530,9 +530,13 @@ bool distinctive(std::string_view p) {
 
 }  // namespace
 
+bool TokenPrefixes::accepts(std::string_view prefix) {
+  return std::ranges::all_of(prefix, isRunByte) && distinctive(prefix);
+}
+
 TokenPrefixes::TokenPrefixes(const std::vector<std::string>& prefixes) {
   for (const std::string& p : prefixes) {
-    if (!std::ranges::all_of(p, isRunByte) || !distinctive(p)) continue;
+    if (!accepts(p)) continue;
     std::string r(p.rbegin(), p.rend());
     auto& by_last = reversed_by_last_[static_cast<unsigned char>(r.back())];
     if (std::ranges::find(by_last, r) != by_last.end()) continue;  // listed already
@@ -583,6 +587,14 @@ namespace {
 
 // Longest piece of a broken token looked back over from a line break.
 constexpr std::size_t kMaxBrokenPiece = 256;
+// Fewest digits a joined token must hold (36 random base62 characters hold none with a chance
+// of 0.2 %; hex and base64 tokens hold many).
+constexpr std::ptrdiff_t kMinBrokenDigits = 2;
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isAlnum(char c) {
+  return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 bool startsWithPrefix(std::string_view run, const TokenPrefixes& prefixes) {
   for (const auto& p : prefixes.startingWith(run.front())) {
@@ -636,10 +648,14 @@ std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenP
       std::size_t stop = next;
       while (stop < text.size() && stop - next < kMaxBrokenPiece && isRunByte(text[stop])) ++stop;
       if (stop == next) break;
+      const std::string_view piece = text.substr(next, stop - next);
+      if (!std::ranges::any_of(piece, isAlnum)) break;  // a rule of ////, ---- or ____
       for (std::size_t b = next; b < stop; ++b) joined.push(text[b], b, b + 1);
       ++pieces;
       done = stop;
-      emit();
+      // A token's body is random: over the joined pieces it has digits. Names in code that happen
+      // to start like a token ("ptr_map_adapter") and the next line's first word have few.
+      if (std::ranges::count_if(joined.text, isDigit) >= kMinBrokenDigits) emit();
       std::size_t after = stop;
       if (after < text.size() && text[after] == '\r') ++after;
       if (after >= text.size() || text[after] != '\n') break;

@@ -288,9 +288,15 @@ std::expected<std::shared_ptr<const RuleSet>, Error> RuleSet::build(
   }
 
   std::vector<std::string> prefixes;
-  for (const Rule& r : rs) {
+  set->prefix_led_.assign(rs.size(), false);
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const Rule& r = rs[i];
     if (r.category != Category::kSecret || r.is_detector) continue;
-    for (auto& p : leadingLiterals(r.pattern, r.secret_group)) prefixes.push_back(std::move(p));
+    for (auto& p : leadingLiterals(r.pattern, r.secret_group)) {
+      if (!TokenPrefixes::accepts(p)) continue;
+      set->prefix_led_[i] = true;
+      prefixes.push_back(std::move(p));
+    }
   }
   set->token_prefixes_ = TokenPrefixes(prefixes);
 

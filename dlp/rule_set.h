@@ -100,6 +100,9 @@ class RuleSet {
   [[nodiscard]] const std::vector<std::size_t>& detectors() const { return detectors_; }
   // The literal prefixes of the secret rules, for finding tokens written backwards or in ROT13.
   [[nodiscard]] const TokenPrefixes& tokenPrefixes() const { return token_prefixes_; }
+  // Whether rule `i` is one of those prefixes' rules: the only ones that report on a view made
+  // because a prefix was found (a reversed, ROT13 or line-broken token).
+  [[nodiscard]] bool prefixLed(std::size_t i) const { return i < prefix_led_.size() && prefix_led_[i]; }
   // Rules without a gate; null if every rule is gated.
   [[nodiscard]] const hs_database_t* database() const { return db_.get(); }
   // What a scan in `dir` runs over the whole text: database(), or, for a request under a policy
@@ -143,6 +146,7 @@ class RuleSet {
   std::unordered_map<std::string, std::size_t> by_id_;
   HsDatabase db_;
   TokenPrefixes token_prefixes_;
+  std::vector<bool> prefix_led_;
   HsDatabase gated_db_;
   HsDatabase request_db_;
   bool request_split_ = false;  // requests scan request_db_, not db_

@@ -172,7 +172,13 @@ void Run::derived(std::string_view text, std::size_t depth, std::vector<Hit>& ou
   for (auto& d : decodeAll(base, budget, &rs_.tokenPrefixes())) {
     std::vector<Hit> sub;
     layer(d.mapped.text, depth + 1, sub);
+    // A view made because a token prefix was found answers for that prefix's rules only: its
+    // joined or turned lines are not text anyone wrote, and a generic rule (a whole line that
+    // looks like a credential) would report them.
+    const bool prefix_view = d.encoding == Encoding::kReversed ||
+                             d.encoding == Encoding::kRot13 || d.encoding == Encoding::kBroken;
     for (auto& h : sub) {
+      if (prefix_view && !rs_.prefixLed(h.rule)) continue;
       auto [s, e] = d.mapped.toSource(h.start, h.end);
       if (norm_map != nullptr) std::tie(s, e) = norm_map->toSource(s, e);
       std::string tag(toString(d.encoding));
