@@ -1,7 +1,10 @@
 #include "dlp/decode.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 
@@ -189,6 +192,14 @@ struct RunChars {
 // allocation.
 thread_local std::string tls_raw;
 
+// A gzip member (1f 8b, deflate) or a zlib stream (a deflate header whose check bits hold).
+bool isCompressed(std::string_view b) {
+  if (b.size() < 10) return false;
+  const auto b0 = static_cast<unsigned char>(b[0]), b1 = static_cast<unsigned char>(b[1]);
+  if (b0 == 0x1f && b1 == 0x8b && static_cast<unsigned char>(b[2]) == 8) return true;
+  return (b0 & 0x0f) == 8 && (b0 >> 4) <= 7 && ((b0 << 8) | b1) % 31 == 0;
+}
+
 // `url`: the run uses the URL-safe alphabet (its caller has checked it does not mix both).
 std::optional<MappedText> decodeBase64Run(RunChars run, bool url) {
   if (run.chars.size() % 4 == 1) run.chars.remove_suffix(1);  // a dangling sextet: no whole byte
@@ -302,6 +313,8 @@ std::string_view toString(Encoding e) {
       return "line-broken";
     case Encoding::kQuotedPrintable:
       return "quoted-printable";
+    case Encoding::kGzip:
+      return "gzip";
   }
   return "?";
 }
@@ -443,6 +456,20 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
       budget.bytes -= run.chars.size() * 3 / 4;
       // The run's alphabet is known here: no second pass over it to find out.
       take(Encoding::kBase64, decodeBase64Run(run, url_chars));
+      // Its bytes (tls_raw) may be a gzip or zlib stream: inflated within the budget.
+      if (isCompressed(tls_raw)) {
+        bool over = false;
+        auto inflated = inflateStream(tls_raw, budget.bytes, over);
+        if (over) {
+          budget.exhausted = true;
+          break;
+        }
+        if (inflated) {
+          budget.bytes -= inflated->size();
+          const std::pair<std::size_t, std::size_t> whole(run.at(0), run.end);
+          take(Encoding::kGzip, scannable(*inflated, [&](std::size_t) { return whole; }));
+        }
+      }
     }
     i = end;
   }
@@ -480,6 +507,35 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
       take(Encoding::kConcatenated, std::move(m));
     }
   }
+  return out;
+}
+
+std::optional<std::string> inflateStream(std::string_view compressed, std::size_t limit,
+                                         bool& over_limit) {
+  over_limit = false;
+  z_stream z{};
+  // 15 + 32: a zlib or a gzip header, detected.
+  if (inflateInit2(&z, 15 + 32) != Z_OK) return std::nullopt;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  z.avail_in = static_cast<uInt>(std::min<std::size_t>(compressed.size(), UINT_MAX));
+  std::string out;
+  int rc = Z_OK;
+  std::array<char, 16384> chunk{};
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(chunk.data());
+    z.avail_out = static_cast<uInt>(chunk.size());
+    rc = inflate(&z, Z_NO_FLUSH);
+    const std::size_t got = chunk.size() - z.avail_out;
+    if (out.size() + got > limit) {  // a bomb, or just more than may be decoded: unscanned
+      over_limit = true;
+      inflateEnd(&z);
+      return std::nullopt;
+    }
+    out.append(chunk.data(), got);
+    if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // cut short: keep what came out
+  }
+  inflateEnd(&z);
+  if (out.empty()) return std::nullopt;
   return out;
 }
 

@@ -33,6 +33,7 @@ enum class Encoding {
   kRot13,
   kBroken,
   kQuotedPrintable,
+  kGzip,
 };
 
 [[nodiscard]] std::string_view toString(Encoding e);
@@ -58,6 +59,12 @@ inline constexpr std::size_t kMinConcatenatedChars = 12;
 // Printable runs shorter than this are not kept from binary decoded data: no secret is shorter,
 // and random bytes rarely hold one this long.
 inline constexpr std::size_t kMinPrintableRun = 8;
+
+// A gzip or zlib stream found base64-encoded (a Helm release secret, a compressed payload) is
+// inflated, at most as far as the decode budget allows (past it the text is unscanned, as for any
+// run that does not fit); every inflated byte maps to the whole encoded run.
+[[nodiscard]] std::optional<std::string> inflateStream(std::string_view compressed,
+                                                       std::size_t limit, bool& over_limit);
 
 // Decodes `encoded` (a whole run); nullopt if it is not valid or decodes to nothing scannable
 // (no text, no printable run). Offsets in the result are relative to `encoded`.

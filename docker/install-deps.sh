@@ -30,6 +30,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost1.81-dev            # Beast and Asio (header-only)
   libhyperscan-dev libre2-dev # DLP engine
+  zlib1g-dev                  # DLP: gzip and zlib streams inside base64 are inflated
   nlohmann-json3-dev libyaml-cpp-dev
   libmimalloc-dev             # the gateway's allocator (CMakeLists.txt: MCPGATE_MIMALLOC)
   libssl-dev libseccomp-dev libcap-dev

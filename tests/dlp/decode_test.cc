@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
@@ -465,6 +467,51 @@ TEST(QuotedPrintable, SoftBreaksAreRemovedAndEscapesDecodedOnlyInAMailBody) {
   // No soft line break: "=41" is left alone (a query string, an assignment).
   EXPECT_FALSE(decodeQuotedPrintable("https://x.test/?a=41&b=FF"));
   EXPECT_FALSE(decodeQuotedPrintable("x = 3D\ny = 4"));
+}
+
+// `text` compressed: gzip (window bits 31) or zlib (15).
+std::string deflated(const std::string& text, int window_bits) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST(Compressed, GzipAndZlibInsideBase64AreInflatedWithinTheBudget) {
+  const Scanner s(testing::shippedRules());
+  for (const int bits : {31, 15}) {
+    const std::string blob = base64(deflated("config:\n  github_token: " + kTok + "\n", bits));
+    const std::string text = "release payload " + blob + " end";
+    const auto f = s.scanText(text, Direction::kResponse);
+    const Finding* hit = nullptr;
+    for (const auto& x : f.items) {
+      if (x.rule->id == "github-pat-classic") hit = &x;
+    }
+    ASSERT_NE(hit, nullptr) << bits;
+    EXPECT_EQ(hit->decoded_by, "gzip") << bits;
+    EXPECT_EQ(text.substr(hit->start, hit->end - hit->start), blob);  // the whole blob redacts
+  }
+  // A bomb (5 MiB of zeros in a few KiB) is more than a string may decode: the text is not
+  // scanned, and what is not scanned is blocked.
+  const std::string bomb = base64(deflated(std::string(5 << 20, '\0'), 31));
+  ASSERT_LT(bomb.size(), 16U << 10);
+  const auto f = s.scanText("payload " + bomb, Direction::kResponse);
+  EXPECT_FALSE(f.unscanned.empty());
+  EXPECT_EQ(f.strongest(), Action::kBlock);
+  bool over = false;
+  EXPECT_FALSE(inflateStream(deflated(std::string(1000, 'a'), 31), 999, over));
+  EXPECT_TRUE(over);
+  const auto fits = inflateStream(deflated(std::string(1000, 'a'), 31), 1000, over);
+  ASSERT_TRUE(fits);
+  EXPECT_FALSE(over);
+  EXPECT_EQ(*fits, std::string(1000, 'a'));
 }
 
 TEST(FailClosedScan, TurnedBrokenAndQuotedPrintableSecretsAreFoundAndRedactedWhereTheyAre) {

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Secrets written backwards, in ROT13, broken across lines or by quoted-printable soft breaks
-(issue 14's obfuscated secrets):
+"""Secrets written backwards, in ROT13, broken across lines or by quoted-printable soft breaks,
+or gzipped inside base64 (issue 14's obfuscated secrets):
 strong-prefix tokens from gen_secrets turned as a whole sentence, alone, or inside code, and
 wrapped as a terminal or a mail client wraps them, in both directions.
 
     python3 tests/dlp/corpus/gen_turned.py   # writes encoded_turned.jsonl
 """
 
+import base64
 import codecs
+import gzip
 import json
 import os
 import random
@@ -41,9 +43,12 @@ def turned(g):
             "Content-Type: text/plain; charset=3Dutf-8\r\nContent-Transfer-Encoding: quoted-printable"
             f"\r\n\r\nHi team, the new {v.lower()} for the deploy job is {t[:10]}=\r\n{t[10:]} =E2=80=94 "
             "please rotate the old one.\r\n", "response")),
+        ("gzip_base64", lambda t, v: (
+            "release: " + base64.b64encode(gzip.compress(
+                f'{{"env": {{"{v}": "{t}"}}}}'.encode(), mtime=0)).decode(), "response")),
     ]
     out = []
-    for i in range(90):
+    for i in range(100):
         name, form = forms[i % len(forms)]
         service, kind, make, var, _ = strong[g.randrange(len(strong))]
         text, direction = form(make(g), var)
