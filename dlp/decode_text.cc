@@ -96,6 +96,10 @@ std::optional<MappedText> decodeHtmlEntities(std::string_view text) {
   return out;
 }
 
+constexpr bool isAlnumByte(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 // Character classes of letter-spaced runs: separators and the characters they keep apart.
 enum : std::uint8_t { kSpacedSep = 1, kSpacedChar = 2 };
 constexpr std::array<std::uint8_t, 256> makeSpacedClasses() {
@@ -166,8 +170,9 @@ std::optional<MappedText> decodeSpaced(std::string_view text) {
       i = std::max(i, b >= 16 ? b - 16 : 0);
       exact_end = b + 32;
     }
-    // A run starts at a single character (not the end of a longer word) before a separator.
-    if (!isSep(i + 1) || !isChar(i) || (i > 0 && isChar(i - 1) && !isSep(i - 1))) {
+    // A run starts at a single character (not the end of a longer word) before a separator; a
+    // quote or a bracket may come before it ("g h p _ ..." in a string literal).
+    if (!isSep(i + 1) || !isChar(i) || (i > 0 && isAlnumByte(text[i - 1]))) {
       ++i;
       continue;
     }
@@ -182,7 +187,8 @@ std::optional<MappedText> decodeSpaced(std::string_view text) {
          at < text.size() && isChar(at) && sep.find(text[at]) == std::string_view::npos;) {
       const std::size_t after = at + 1;
       const bool sep_next = text.substr(after, sep_len) == sep;
-      if (!sep_next && after < text.size() && isChar(after)) break;  // a longer word
+      // A longer word; a closing quote or bracket after the last character ends the run.
+      if (!sep_next && after < text.size() && isAlnumByte(text[after])) break;
       last = at;
       ++count;
       if (!sep_next) break;

@@ -328,6 +328,13 @@ TEST(Spaced, JoinsLetterSpacedRunsOnly) {
     ASSERT_TRUE(joined) << text;
     EXPECT_EQ(joined->text, kTok) << text;
   }
+  // In quotes or brackets, as a string literal or an argument carries it.
+  for (const auto& [open, close] : {std::pair{"\"", "\""}, std::pair{"(", ");"}, std::pair{"'", "'}"}}) {
+    const std::string quoted = std::string("say ") + open + "g h p _ a 1 B 2 c 3 D 4 e 5 F 6" + close;
+    const auto q = decodeSpaced(quoted);
+    ASSERT_TRUE(q) << quoted;
+    EXPECT_EQ(q->text, "ghp_a1B2c3D4e5F6") << quoted;
+  }
   // Prose with one-letter words, a counted list and a run that is too short stay as they are.
   EXPECT_FALSE(decodeSpaced("I am a cat, a b c d e f g is how it starts"));
   EXPECT_FALSE(decodeSpaced("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18"));
