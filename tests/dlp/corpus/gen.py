@@ -31,6 +31,7 @@ import gen_fresh5
 import gen_fresh6
 import gen_fresh7
 import gen_fresh8
+import gen_fresh9
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -216,11 +217,14 @@ def main():
     # fiction, payload splitting, obfuscation, other languages, prompt leaks, documents); fresh8,
     # the wording an unseen probe still missed (casual hijacks, penalty games, disclaimer
     # suppression, fiction frames, split and dotted payloads, more languages, prompt leaks,
-    # review/hiring/note-taker hijacks, orders in data files, task switches and fake dialogues).
+    # review/hiring/note-taker hijacks, orders in data files, task switches and fake dialogues);
+    # fresh9, wording no earlier round used (orders to automated readers, covert exfiltration,
+    # unfiltered personas, framing resets, placeholder tasks, forced output, refusal penalties).
     for name, sets in (("fresh2", gen_fresh2.fresh2()), ("web", gen_web.web()),
                        ("fresh3", gen_fresh3.fresh3()), ("fresh4", gen_fresh4.fresh4()),
                        ("fresh5", gen_fresh5.fresh5()), ("fresh6", gen_fresh6.fresh6()),
-                       ("fresh7", gen_fresh7.fresh7()), ("fresh8", gen_fresh8.fresh8())):
+                       ("fresh7", gen_fresh7.fresh7()), ("fresh8", gen_fresh8.fresh8()),
+                       ("fresh9", gen_fresh9.fresh9())):
         files = (f"injections_{name}", f"benign_{name}",
                  f"injections_{name}_holdout", f"benign_{name}_holdout")
         for f, samples in zip(files, sets):
