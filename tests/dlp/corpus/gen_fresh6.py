@@ -9,7 +9,7 @@ changed this session, and scored before tuning; split as fresh2-5 (every third s
 family is the holdout, never read miss by miss while tuning).
 """
 
-from mcpmsg import split_thirds, tools_list, wrapper
+from mcpmsg import described_or_carried, split_marked
 
 SEED = 1919
 
@@ -171,21 +171,9 @@ BENIGN = {
     ],
 }
 
-_plain = wrapper("https://example.net/notes", "text/plain")
-
-
-def _wrap(g, text, kinds):
-    """A tool's own description ("@tool ") or one of its parameters' ("@param ") comes in a
-    tools/list result; anything else in one of the given response kinds."""
-    if text.startswith("@tool "):
-        return "tool_description", tools_list([("helper", text[6:], {"query": "What to look up."})])
-    if text.startswith("@param "):
-        return "tool_description", tools_list(
-            [("helper", "Looks things up.", {"query": "What to look up.", "context": text[7:]})])
-    return _plain(g, text, kinds)
+_wrap = described_or_carried("https://example.net/notes")
 
 
 def fresh6():
     """(tune injections, tune benign, holdout injections, holdout benign)."""
-    return split_thirds(SEED, INJ, BENIGN, _wrap,
-                        benign_variants=lambda text: 1 if text.startswith("@") else 2)
+    return split_marked(SEED, INJ, BENIGN, _wrap)

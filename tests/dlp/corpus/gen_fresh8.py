@@ -16,7 +16,7 @@ before tuning; split as fresh2-7 (every third sample of a family is the holdout,
 miss by miss while tuning). "@tool " texts come as a tool's description in a tools/list result.
 """
 
-from mcpmsg import split_thirds, tools_list, wrapper
+from mcpmsg import described_or_carried, split_marked
 
 SEED = 2121
 
@@ -231,18 +231,9 @@ BENIGN = {
     ],
 }
 
-_plain = wrapper("https://example.org/fetched/item", "text/plain")
-
-
-def _wrap(g, text, kinds):
-    """A tool's own description ("@tool ") comes in a tools/list result; anything else in one
-    of the given response kinds."""
-    if text.startswith("@tool "):
-        return "tool_description", tools_list([("helper", text[6:], {"query": "What to look up."})])
-    return _plain(g, text, kinds)
+_wrap = described_or_carried("https://example.org/fetched/item")
 
 
 def fresh8():
     """(tune injections, tune benign, holdout injections, holdout benign)."""
-    return split_thirds(SEED, INJ, BENIGN, _wrap,
-                        benign_variants=lambda text: 1 if text.startswith("@") else 2)
+    return split_marked(SEED, INJ, BENIGN, _wrap)

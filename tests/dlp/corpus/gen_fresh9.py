@@ -22,7 +22,7 @@ miss by miss while tuning). "@tool " texts come as a tool's description in a too
 import sys
 sys.dont_write_bytecode = True  # noqa: E402 (keep the source tree clean)
 
-from mcpmsg import split_thirds, tools_list, wrapper
+from mcpmsg import described_or_carried, split_marked
 
 SEED = 2222
 
@@ -258,21 +258,12 @@ BENIGN = {
     ],
 }
 
-_plain = wrapper("https://example.org/fetched/item", "text/plain")
-
-
-def _wrap(g, text, kinds):
-    """A tool's own description ("@tool ") comes in a tools/list result; anything else in one
-    of the given response kinds."""
-    if text.startswith("@tool "):
-        return "tool_description", tools_list([("helper", text[6:], {"query": "What to look up."})])
-    return _plain(g, text, kinds)
+_wrap = described_or_carried("https://example.org/fetched/item")
 
 
 def fresh9():
     """(tune injections, tune benign, holdout injections, holdout benign)."""
-    return split_thirds(SEED, INJ, BENIGN, _wrap,
-                        benign_variants=lambda text: 1 if text.startswith("@") else 2)
+    return split_marked(SEED, INJ, BENIGN, _wrap)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,29 @@ def wrapper(uri, mime):
     return wrap
 
 
+def described_or_carried(uri, mime="text/plain"):
+    """A wrap(g, text, kinds): a text marked "@tool " is a tool's own description and one marked
+    "@param " one of its parameters', both in a tools/list result; anything else comes in one of
+    the given response kinds (wrapper)."""
+    plain = wrapper(uri, mime)
+
+    def wrap(g, text, kinds):
+        if text.startswith("@tool "):
+            return "tool_description", tools_list(
+                [("helper", text[6:], {"query": "What to look up."})])
+        if text.startswith("@param "):
+            return "tool_description", tools_list(
+                [("helper", "Looks things up.", {"query": "What to look up.", "context": text[7:]})])
+        return plain(g, text, kinds)
+    return wrap
+
+
+def split_marked(seed, inj, benign, wrap):
+    """split_thirds where a marked text ("@tool ", "@param ") is one benign variant, not two."""
+    return split_thirds(seed, inj, benign, wrap,
+                        benign_variants=lambda text: 1 if text.startswith("@") else 2)
+
+
 def split_thirds(seed, inj, benign, wrap, benign_variants=lambda text: 2):
     """Messages for {family: [text]} injections and benign texts, split before scoring: every
     third sample of a family goes to the holdout. Benign texts come as a tool result or resource
