@@ -8,6 +8,15 @@
 
 namespace mcpgate::dlp::detail {
 
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool isAlnum(char c) {
+  return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+// A byte of a base64 run (either alphabet): what tokens are made of.
+inline bool isRunByte(char c) {
+  return isAlnum(c) || c == '+' || c == '/' || c == '-' || c == '_';
+}
+
 inline int hexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -1,6 +1,6 @@
 // The decoders of text inside text: HTML character references, letter-spaced runs, percent
-// encoding and string escapes (decode.h). Apart from decode.cc, which holds the byte encodings
-// (base64, hex, base32) and decodeAll.
+// encoding, quoted-printable, string escapes and joined literals (decode.h). Apart from decode.cc
+// (the byte encodings: base64, hex, base32, and decodeAll) and decode_token.cc (tokens by prefix).
 
 #include <algorithm>
 #include <array>
@@ -96,10 +96,6 @@ std::optional<MappedText> decodeHtmlEntities(std::string_view text) {
   return out;
 }
 
-constexpr bool isAlnumByte(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 // Character classes of letter-spaced runs: separators and the characters they keep apart.
 enum : std::uint8_t { kSpacedSep = 1, kSpacedChar = 2 };
 constexpr std::array<std::uint8_t, 256> makeSpacedClasses() {
@@ -172,7 +168,7 @@ std::optional<MappedText> decodeSpaced(std::string_view text) {
     }
     // A run starts at a single character (not the end of a longer word) before a separator; a
     // quote or a bracket may come before it ("g h p _ ..." in a string literal).
-    if (!isSep(i + 1) || !isChar(i) || (i > 0 && isAlnumByte(text[i - 1]))) {
+    if (!isSep(i + 1) || !isChar(i) || (i > 0 && detail::isAlnum(text[i - 1]))) {
       ++i;
       continue;
     }
@@ -188,7 +184,7 @@ std::optional<MappedText> decodeSpaced(std::string_view text) {
       const std::size_t after = at + 1;
       const bool sep_next = text.substr(after, sep_len) == sep;
       // A longer word; a closing quote or bracket after the last character ends the run.
-      if (!sep_next && after < text.size() && isAlnumByte(text[after])) break;
+      if (!sep_next && after < text.size() && detail::isAlnum(text[after])) break;
       last = at;
       ++count;
       if (!sep_next) break;
@@ -356,9 +352,7 @@ std::optional<MappedText> decodeConcatenated(std::string_view text) {
     } else {
       out->push('\n', chain.src_begin.front(), chain.src_begin.front() + 1);
     }
-    out->text.append(chain.text);
-    out->src_begin.insert(out->src_begin.end(), chain.src_begin.begin(), chain.src_begin.end());
-    out->src_end.insert(out->src_end.end(), chain.src_end.begin(), chain.src_end.end());
+    out->append(chain);
   }
   return out;
 }
@@ -498,192 +492,6 @@ std::optional<MappedText> decodeEscapes(std::string_view text) {
     ++i;
   }
   if (!any) return std::nullopt;
-  return out;
-}
-
-}  // namespace mcpgate::dlp
-
-namespace mcpgate::dlp {
-namespace {
-
-char rot13(char c) {
-  if (c >= 'a' && c <= 'z') return static_cast<char>('a' + (c - 'a' + 13) % 26);
-  if (c >= 'A' && c <= 'Z') return static_cast<char>('A' + (c - 'A' + 13) % 26);
-  return c;
-}
-
-bool isRunByte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' ||
-         c == '/' || c == '-' || c == '_';
-}
-
-// Shortest body after a prefix worth turning a run for: every credential with a prefix is longer.
-constexpr std::size_t kMinTokenBody = 8;
-constexpr std::size_t kMinTokenPrefix = 3;
-
-// A prefix that ordinary words and data do not start with: three bytes or more with a letter and a
-// digit or a mark ("hf_", "sk-", "r8_"), or four letters or more with a capital and not all one
-// letter ("AKIA", "AIza"). All-lower-case words ("key", "pat", "dose") and runs such as "AAAA"
-// begin too many runs of ordinary text to turn or join each.
-bool distinctive(std::string_view p) {
-  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
-  if (p.size() < kMinTokenPrefix || !std::ranges::any_of(p, letter)) return false;
-  if (!std::ranges::all_of(p, letter)) return true;
-  return p.size() >= 4 && std::ranges::any_of(p, upper) &&
-         std::ranges::any_of(p, [&](char c) { return c != p.front(); });
-}
-
-}  // namespace
-
-bool TokenPrefixes::accepts(std::string_view prefix) {
-  return std::ranges::all_of(prefix, isRunByte) && distinctive(prefix);
-}
-
-TokenPrefixes::TokenPrefixes(const std::vector<std::string>& prefixes) {
-  for (const std::string& p : prefixes) {
-    if (!accepts(p)) continue;
-    std::string r(p.rbegin(), p.rend());
-    auto& by_last = reversed_by_last_[static_cast<unsigned char>(r.back())];
-    if (std::ranges::find(by_last, r) != by_last.end()) continue;  // listed already
-    by_last.push_back(std::move(r));
-    by_first_[static_cast<unsigned char>(p.front())].push_back(p);
-    std::string t(p);
-    for (char& c : t) c = rot13(c);
-    rot13_by_first_[static_cast<unsigned char>(t.front())].push_back(std::move(t));
-    ++count_;
-  }
-}
-
-std::optional<MappedText> decodeReversedToken(std::string_view run, const TokenPrefixes& prefixes) {
-  if (run.empty()) return std::nullopt;
-  if (run.size() < kMinTokenPrefix + kMinTokenBody) return std::nullopt;
-  const char second_last = run[run.size() - 2];
-  for (const auto& prefix : prefixes.reversedEndingWith(run.back())) {
-    // One byte more before the whole compare: most runs share a last byte with some prefix.
-    if (prefix[prefix.size() - 2] != second_last || run.size() < prefix.size() + kMinTokenBody ||
-        !run.ends_with(prefix)) {
-      continue;
-    }
-    MappedText out;
-    out.reserve(run.size());
-    for (std::size_t k = run.size(); k-- > 0;) out.push(run[k], k, k + 1);
-    return out;
-  }
-  return std::nullopt;
-}
-
-std::optional<MappedText> decodeRot13Token(std::string_view run, const TokenPrefixes& prefixes) {
-  if (run.empty()) return std::nullopt;
-  if (run.size() < kMinTokenPrefix + kMinTokenBody) return std::nullopt;
-  for (const auto& prefix : prefixes.rot13StartingWith(run.front())) {
-    if (prefix[1] != run[1] || run.size() < prefix.size() + kMinTokenBody ||
-        !run.starts_with(prefix)) {
-      continue;
-    }
-    MappedText out;
-    out.reserve(run.size());
-    for (std::size_t k = 0; k < run.size(); ++k) out.push(rot13(run[k]), k, k + 1);
-    return out;
-  }
-  return std::nullopt;
-}
-
-namespace {
-
-// Longest piece of a broken token looked back over from a line break.
-constexpr std::size_t kMaxBrokenPiece = 256;
-// Fewest digits a joined token must hold (36 random base62 characters hold none with a chance
-// of 0.2 %; hex and base64 tokens hold many).
-constexpr std::ptrdiff_t kMinBrokenDigits = 2;
-
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isAlnum(char c) {
-  return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-bool startsWithPrefix(std::string_view run, const TokenPrefixes& prefixes) {
-  for (const auto& p : prefixes.startingWith(run.front())) {
-    if (run.size() > p.size() && run.starts_with(p)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenPrefixes& prefixes) {
-  std::optional<MappedText> out;
-  if (prefixes.empty()) return out;
-  std::size_t done = 0;  // joined up to here: a later break inside the same token is not a start
-  const auto atBreak = [&](std::size_t k) {
-    if (k < done) return;
-    std::size_t end = k;
-    if (end > 0 && text[end - 1] == '\r') --end;
-    // Cheap refusals first: a break with no token byte right before it, or none starting the
-    // next line (after its indentation), joins nothing.
-    if (end == 0 || !isRunByte(text[end - 1])) return;
-    std::size_t first = k + 1;
-    while (first < text.size() && first - k <= 16 && (text[first] == ' ' || text[first] == '\t')) {
-      ++first;
-    }
-    if (first >= text.size() || !isRunByte(text[first])) return;
-    std::size_t start = end;
-    while (start > 0 && end - start < kMaxBrokenPiece && isRunByte(text[start - 1])) --start;
-    if (start > 0 && isRunByte(text[start - 1])) return;  // longer than a piece
-    if (end - start < kMinTokenPrefix + 1 ||
-        !startsWithPrefix(text.substr(start, end - start), prefixes)) {
-      return;
-    }
-    // Where the token ends is not known: each join (two pieces, three, ...) is a line of its own.
-    MappedText joined;
-    joined.reserve(end - start + 2 * kMaxBrokenPiece);
-    for (std::size_t b = start; b < end; ++b) joined.push(text[b], b, b + 1);
-    const auto emit = [&] {
-      if (!out) out.emplace();
-      if (!out->text.empty()) out->push('\n', start, start + 1);
-      out->text += joined.text;
-      out->src_begin.insert(out->src_begin.end(), joined.src_begin.begin(), joined.src_begin.end());
-      out->src_end.insert(out->src_end.end(), joined.src_end.begin(), joined.src_end.end());
-    };
-    std::size_t brk = k;
-    for (std::size_t pieces = 1; pieces < kMaxBrokenPieces && brk < text.size();) {
-      std::size_t next = brk + 1;
-      while (next < text.size() && next - brk <= 16 && (text[next] == ' ' || text[next] == '\t')) {
-        ++next;
-      }
-      std::size_t stop = next;
-      while (stop < text.size() && stop - next < kMaxBrokenPiece && isRunByte(text[stop])) ++stop;
-      if (stop == next) break;
-      const std::string_view piece = text.substr(next, stop - next);
-      if (!std::ranges::any_of(piece, isAlnum)) break;  // a rule of ////, ---- or ____
-      for (std::size_t b = next; b < stop; ++b) joined.push(text[b], b, b + 1);
-      ++pieces;
-      done = stop;
-      // A token's body is random: over the joined pieces it has digits. Names in code that happen
-      // to start like a token ("ptr_map_adapter") and the next line's first word have few.
-      if (std::ranges::count_if(joined.text, isDigit) >= kMinBrokenDigits) emit();
-      std::size_t after = stop;
-      if (after < text.size() && text[after] == '\r') ++after;
-      if (after >= text.size() || text[after] != '\n') break;
-      brk = after;
-    }
-  };
-  // Line breaks sixteen bytes at a time: most lines of code and logs are short, and a call per
-  // line (memchr) costs more than the line.
-  std::size_t base = 0;
-#if defined(__SSE2__)
-  const __m128i nl = _mm_set1_epi8('\n');
-  for (; base + 16 <= text.size(); base += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + base));
-    for (auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl))); mask != 0;
-         mask &= mask - 1) {
-      atBreak(base + static_cast<std::size_t>(__builtin_ctz(mask)));
-    }
-  }
-#endif
-  for (; base < text.size(); ++base) {
-    if (text[base] == '\n') atBreak(base);
-  }
   return out;
 }
 

@@ -29,6 +29,12 @@ struct MappedText {
     src_begin.push_back(static_cast<std::uint32_t>(begin));
     src_end.push_back(static_cast<std::uint32_t>(end));
   }
+  // Appends another derived text of the same source, maps and all.
+  void append(const MappedText& other) {
+    text += other.text;
+    src_begin.insert(src_begin.end(), other.src_begin.begin(), other.src_begin.end());
+    src_end.insert(src_end.end(), other.src_end.begin(), other.src_end.end());
+  }
   // The source span covering derived bytes [start, end); end > start. A map runs forwards, or
   // backwards for a reversed token (decodeReversedToken), so the span is taken from both ends.
   [[nodiscard]] std::pair<std::size_t, std::size_t> toSource(std::size_t start,
