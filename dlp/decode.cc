@@ -311,6 +311,8 @@ std::string_view toString(Encoding e) {
       return "rot13";
     case Encoding::kBroken:
       return "line-broken";
+    case Encoding::kBrokenAssigned:
+      return "line-broken-value";
     case Encoding::kQuotedPrintable:
       return "quoted-printable";
     case Encoding::kGzip:
@@ -492,12 +494,16 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
       take(Encoding::kSpaced, std::move(m));
     }
   }
-  // Tokens broken across lines: looked at only from line breaks, and only past a token prefix.
-  if (!budget.exhausted && prefixes != nullptr && !prefixes->empty() &&
-      std::memchr(text.data(), '\n', text.size()) != nullptr) {
-    if (auto m = decodeBrokenTokens(text, *prefixes); m && fits(m->text.size())) {
-      budget.bytes -= m->text.size();
-      take(Encoding::kBroken, std::move(m));
+  // Tokens and credential values broken across lines: looked at only from line breaks, tokens
+  // only past a token prefix, values only after a name that says it holds a credential.
+  if (!budget.exhausted && std::memchr(text.data(), '\n', text.size()) != nullptr) {
+    auto joins = decodeBroken(text, prefixes);
+    for (auto [enc, m] : {std::pair{Encoding::kBroken, &joins.tokens},
+                          std::pair{Encoding::kBrokenAssigned, &joins.values}}) {
+      if (*m && fits((*m)->text.size())) {
+        budget.bytes -= (*m)->text.size();
+        take(enc, std::move(**m));
+      }
     }
   }
   // Joined literals: found from the quotes, so one cheap pass over a text that has two.

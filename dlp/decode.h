@@ -32,6 +32,7 @@ enum class Encoding {
   kReversed,
   kRot13,
   kBroken,
+  kBrokenAssigned,
   kQuotedPrintable,
   kGzip,
 };
@@ -146,6 +147,21 @@ class TokenPrefixes {
 inline constexpr std::size_t kMaxBrokenPieces = 4;
 [[nodiscard]] std::optional<MappedText> decodeBrokenTokens(std::string_view text,
                                                            const TokenPrefixes& prefixes);
+
+// A credential's value broken across lines where no prefix shows ("PAGERDUTY_TOKEN=u+H3kviKPx"
+// newline "Iqw_4cCp4c"): a line that ends in `NAME = value` (or `name: value`, quotes allowed),
+// where the name says it holds a credential (key, token, secret, password, auth ...), joined with
+// the lines after it that hold only token bytes; each join, name included so keyword rules see
+// it, is one line of the result, and only joins whose value looks random (digits, or capitals
+// and small letters mixed) are made. nullopt if there is none.
+[[nodiscard]] std::optional<MappedText> decodeBrokenAssignments(std::string_view text);
+
+// Both, in one pass over the line breaks (what decodeAll() uses); tokens only with prefixes.
+struct BrokenJoins {
+  std::optional<MappedText> tokens;
+  std::optional<MappedText> values;
+};
+[[nodiscard]] BrokenJoins decodeBroken(std::string_view text, const TokenPrefixes* prefixes);
 
 // How much decoding one scan may still do.
 struct DecodeBudget {

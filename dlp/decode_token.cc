@@ -107,6 +107,11 @@ constexpr std::size_t kMaxBrokenPiece = 256;
 // Fewest digits a joined token must hold (36 random base62 characters hold none with a chance
 // of 0.2 %; hex and base64 tokens hold many).
 constexpr std::ptrdiff_t kMinBrokenDigits = 2;
+// An assignment's value broken across lines: at least this much of it before the break, each
+// continuation at least kMinAssignedPiece, and a name of at most kMaxAssignedName bytes.
+constexpr std::size_t kMinAssignedValue = 8;
+constexpr std::size_t kMinAssignedPiece = 4;
+constexpr std::size_t kMaxAssignedName = 64;
 
 
 bool startsWithPrefix(std::string_view run, const TokenPrefixes& prefixes) {
@@ -116,65 +121,23 @@ bool startsWithPrefix(std::string_view run, const TokenPrefixes& prefixes) {
   return false;
 }
 
-}  // namespace
+bool isUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool isLower(char c) { return c >= 'a' && c <= 'z'; }
 
-std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenPrefixes& prefixes) {
-  std::optional<MappedText> out;
-  if (prefixes.empty()) return out;
-  std::size_t done = 0;  // joined up to here: a later break inside the same token is not a start
-  const auto atBreak = [&](std::size_t k) {
-    if (k < done) return;
-    std::size_t end = k;
-    if (end > 0 && text[end - 1] == '\r') --end;
-    // Cheap refusals first: a break with no token byte right before it, or none starting the
-    // next line (after its indentation), joins nothing.
-    if (end == 0 || !isRunByte(text[end - 1])) return;
-    std::size_t first = k + 1;
-    while (first < text.size() && first - k <= 16 && (text[first] == ' ' || text[first] == '\t')) {
-      ++first;
-    }
-    if (first >= text.size() || !isRunByte(text[first])) return;
-    std::size_t start = end;
-    while (start > 0 && end - start < kMaxBrokenPiece && isRunByte(text[start - 1])) --start;
-    if (start > 0 && isRunByte(text[start - 1])) return;  // longer than a piece
-    if (end - start < kMinTokenPrefix + 1 ||
-        !startsWithPrefix(text.substr(start, end - start), prefixes)) {
-      return;
-    }
-    // Where the token ends is not known: each join (two pieces, three, ...) is a line of its own.
-    MappedText joined;
-    joined.reserve(end - start + 2 * kMaxBrokenPiece);
-    for (std::size_t b = start; b < end; ++b) joined.push(text[b], b, b + 1);
-    const auto emit = [&] {
-      if (!out) out.emplace();
-      if (!out->text.empty()) out->push('\n', start, start + 1);
-      out->append(joined);
-    };
-    std::size_t brk = k;
-    for (std::size_t pieces = 1; pieces < kMaxBrokenPieces && brk < text.size();) {
-      std::size_t next = brk + 1;
-      while (next < text.size() && next - brk <= 16 && (text[next] == ' ' || text[next] == '\t')) {
-        ++next;
-      }
-      std::size_t stop = next;
-      while (stop < text.size() && stop - next < kMaxBrokenPiece && isRunByte(text[stop])) ++stop;
-      if (stop == next) break;
-      const std::string_view piece = text.substr(next, stop - next);
-      if (!std::ranges::any_of(piece, isAlnum)) break;  // a rule of ////, ---- or ____
-      for (std::size_t b = next; b < stop; ++b) joined.push(text[b], b, b + 1);
-      ++pieces;
-      done = stop;
-      // A token's body is random: over the joined pieces it has digits. Names in code that happen
-      // to start like a token ("ptr_map_adapter") and the next line's first word have few.
-      if (std::ranges::count_if(joined.text, isDigit) >= kMinBrokenDigits) emit();
-      std::size_t after = stop;
-      if (after < text.size() && text[after] == '\r') ++after;
-      if (after >= text.size() || text[after] != '\n') break;
-      brk = after;
-    }
-  };
-  // Line breaks sixteen bytes at a time: most lines of code and logs are short, and a call per
-  // line (memchr) costs more than the line.
+// A joined token's body is random: over the joined pieces it has digits, or capitals and small
+// letters mixed as no word or name in code mixes them (a capital per word at most). Names that
+// happen to start like a token ("ptr_map_adapter") and the next line's first word have neither.
+bool looksRandom(std::string_view body) {
+  if (std::ranges::count_if(body, isDigit) >= kMinBrokenDigits) return true;
+  const auto upper = std::ranges::count_if(body, isUpper);
+  const auto lower = std::ranges::count_if(body, isLower);
+  return upper >= 4 && lower >= 4 && upper * 4 >= upper + lower;
+}
+
+// Calls f(k) for each line break (text[k] == '\n'), sixteen bytes at a time: most lines of code
+// and logs are short, and a call per line (memchr) costs more than the line.
+template <class F>
+void forEachLineBreak(std::string_view text, F&& f) {
   std::size_t base = 0;
 #if defined(__SSE2__)
   const __m128i nl = _mm_set1_epi8('\n');
@@ -182,14 +145,181 @@ std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenP
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + base));
     for (auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl))); mask != 0;
          mask &= mask - 1) {
-      atBreak(base + static_cast<std::size_t>(__builtin_ctz(mask)));
+      f(base + static_cast<std::size_t>(__builtin_ctz(mask)));
     }
   }
 #endif
   for (; base < text.size(); ++base) {
-    if (text[base] == '\n') atBreak(base);
+    if (text[base] == '\n') f(base);
   }
+}
+
+// The start of the run of token bytes that ends a line at break `k` (before a '\r'), or nullopt
+// when the line does not end in one, it is longer than a piece, or the next line (after its
+// indentation) does not start with one.
+struct LineEndRun {
+  std::size_t start;
+  std::size_t end;
+};
+std::optional<LineEndRun> runBeforeBreak(std::string_view text, std::size_t k) {
+  std::size_t end = k;
+  if (end > 0 && text[end - 1] == '\r') --end;
+  if (end == 0 || !isRunByte(text[end - 1])) return std::nullopt;
+  std::size_t first = k + 1;
+  while (first < text.size() && first - k <= 16 && (text[first] == ' ' || text[first] == '\t')) {
+    ++first;
+  }
+  if (first >= text.size() || !isRunByte(text[first])) return std::nullopt;
+  std::size_t start = end;
+  while (start > 0 && end - start < kMaxBrokenPiece && isRunByte(text[start - 1])) --start;
+  if (start > 0 && isRunByte(text[start - 1])) return std::nullopt;  // longer than a piece
+  return LineEndRun{start, end};
+}
+
+// Adds to `joined` the pieces that start the lines after break `brk`, one at a time, calling
+// emit() after each while `accept(piece)` holds; returns where the last joined piece ended.
+template <class Accept, class Emit>
+std::size_t joinPieces(std::string_view text, std::size_t brk, MappedText& joined,
+                       std::size_t body_from, Accept&& accept, Emit&& emit) {
+  std::size_t done = brk;
+  for (std::size_t pieces = 1; pieces < kMaxBrokenPieces && brk < text.size();) {
+    std::size_t next = brk + 1;
+    while (next < text.size() && next - brk <= 16 && (text[next] == ' ' || text[next] == '\t')) {
+      ++next;
+    }
+    std::size_t stop = next;
+    while (stop < text.size() && stop - next < kMaxBrokenPiece && isRunByte(text[stop])) ++stop;
+    if (stop == next) break;
+    const std::string_view piece = text.substr(next, stop - next);
+    if (!std::ranges::any_of(piece, isAlnum)) break;  // a rule of ////, ---- or ____
+    if (!accept(piece, stop)) break;
+    for (std::size_t b = next; b < stop; ++b) joined.push(text[b], b, b + 1);
+    ++pieces;
+    done = stop;
+    if (looksRandom(std::string_view(joined.text).substr(body_from))) emit();
+    std::size_t after = stop;
+    if (after < text.size() && text[after] == '\r') ++after;
+    if (after >= text.size() || text[after] != '\n') break;
+    brk = after;
+  }
+  return done;
+}
+
+// Words in a name that holds a credential ("PAGERDUTY_TOKEN", "db_password", "apiKey").
+bool namesCredential(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  for (std::string_view word : {"key", "token", "secret", "passw", "pwd", "auth", "credential"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool isNameByte(char c) { return isAlnum(c) || c == '_' || c == '-' || c == '.'; }
+
+}  // namespace
+
+namespace {
+
+// Both kinds of line-broken joins in one pass over the line breaks (each break's run is found
+// once): tokens that start with a prefix into `tokens` (when `prefixes` is given), values
+// assigned to a credential's name into `values` (when given).
+void joinBroken(std::string_view text, const TokenPrefixes* prefixes,
+                std::optional<MappedText>* tokens, std::optional<MappedText>* values) {
+  std::size_t tokens_done = 0;  // joined up to here: a later break inside the same token is not a start
+  std::size_t values_done = 0;
+  const auto joinToken = [&](std::size_t k, const LineEndRun& run) {
+    if (run.end - run.start < kMinTokenPrefix + 1 ||
+        !startsWithPrefix(text.substr(run.start, run.end - run.start), *prefixes)) {
+      return;
+    }
+    // Where the token ends is not known: each join (two pieces, three, ...) is a line of its own.
+    MappedText joined;
+    joined.reserve(run.end - run.start + 2 * kMaxBrokenPiece);
+    for (std::size_t b = run.start; b < run.end; ++b) joined.push(text[b], b, b + 1);
+    const auto emit = [&] {
+      auto& out = *tokens;
+      if (!out) out.emplace();
+      if (!out->text.empty()) out->push('\n', run.start, run.start + 1);
+      out->append(joined);
+    };
+    tokens_done =
+        joinPieces(text, k, joined, 0, [](std::string_view, std::size_t) { return true; }, emit);
+  };
+  const auto joinValue = [&](std::size_t k, const LineEndRun& run) {
+    if (run.end - run.start < kMinAssignedValue) return;
+    // Back from the value: a quote, spaces, '=' or ':' (or ":="), spaces, a quote, the name.
+    std::size_t i = run.start;
+    if (i > 0 && (text[i - 1] == '"' || text[i - 1] == '\'')) --i;
+    while (i > 0 && text[i - 1] == ' ') --i;
+    if (i == 0 || (text[i - 1] != '=' && text[i - 1] != ':')) return;
+    --i;
+    if (i > 0 && text[i] == '=' && (text[i - 1] == ':' || text[i - 1] == '=')) {
+      if (text[i - 1] == '=') return;  // a comparison
+      --i;
+    }
+    while (i > 0 && text[i - 1] == ' ') --i;
+    if (i > 0 && (text[i - 1] == '"' || text[i - 1] == '\'')) --i;
+    const std::size_t name_end = i;
+    while (i > 0 && name_end - i < kMaxAssignedName && isNameByte(text[i - 1])) --i;
+    if (i == name_end || (i > 0 && isNameByte(text[i - 1])) ||
+        !namesCredential(text.substr(i, name_end - i))) {
+      return;
+    }
+    const std::size_t from = i;
+    MappedText joined;
+    joined.reserve(run.end - from + 2 * kMaxBrokenPiece);
+    for (std::size_t b = from; b < run.end; ++b) joined.push(text[b], b, b + 1);
+    const auto emit = [&] {
+      auto& out = *values;
+      if (!out) out.emplace();
+      if (!out->text.empty()) out->push('\n', from, from + 1);
+      out->append(joined);
+    };
+    // A continuation is a line of token bytes alone: the line ends after it, or a quote or a
+    // separator closes the value. "next_key: value" is the next assignment, not more of this one.
+    const auto alone = [&](std::string_view piece, std::size_t stop) {
+      if (piece.size() < kMinAssignedPiece) return false;
+      return stop >= text.size() || text[stop] == '\r' || text[stop] == '\n' ||
+             text[stop] == '"' || text[stop] == '\'' || text[stop] == ',' || text[stop] == ';' ||
+             text[stop] == '=';
+    };
+    values_done = joinPieces(text, k, joined, run.start - from, alone, emit);
+  };
+  forEachLineBreak(text, [&](std::size_t k) {
+    const bool token = tokens != nullptr && k >= tokens_done;
+    const bool value = values != nullptr && k >= values_done;
+    if (!token && !value) return;
+    // Cheap refusals first (in runBeforeBreak): a break with no token byte right before it, or
+    // none starting the next line (after its indentation), joins nothing.
+    const auto run = runBeforeBreak(text, k);
+    if (!run) return;
+    if (token) joinToken(k, *run);
+    if (value) joinValue(k, *run);
+  });
+}
+
+}  // namespace
+
+std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenPrefixes& prefixes) {
+  std::optional<MappedText> out;
+  if (!prefixes.empty()) joinBroken(text, &prefixes, &out, nullptr);
   return out;
+}
+
+std::optional<MappedText> decodeBrokenAssignments(std::string_view text) {
+  std::optional<MappedText> out;
+  joinBroken(text, nullptr, nullptr, &out);
+  return out;
+}
+
+BrokenJoins decodeBroken(std::string_view text, const TokenPrefixes* prefixes) {
+  BrokenJoins joins;
+  const bool tokens = prefixes != nullptr && !prefixes->empty();
+  joinBroken(text, tokens ? prefixes : nullptr, tokens ? &joins.tokens : nullptr, &joins.values);
+  return joins;
 }
 
 }  // namespace mcpgate::dlp

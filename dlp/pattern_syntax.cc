@@ -161,6 +161,40 @@ bool quantifierAt(std::string_view p, std::size_t i) {
   return i < p.size() && (p[i] == '?' || p[i] == '*' || p[i] == '+' || p[i] == '{');
 }
 
+// One position of a literal: a literal byte, or a small class of them ("[AT]", "[bp]"); the
+// bytes it may be go to `members`. Returns its width in the pattern, or 0.
+constexpr std::size_t kMaxClassMembers = 4;
+std::size_t pieceAt(std::string_view p, std::size_t i, std::string& members) {
+  members.clear();
+  char c = 0;
+  if (const std::size_t w = literalAt(p, i, c); w != 0) {
+    members.push_back(c);
+    return w;
+  }
+  if (i >= p.size() || p[i] != '[') return 0;
+  std::size_t j = i + 1;
+  while (j < p.size() && p[j] != ']') {
+    const std::size_t w = literalAt(p, j, c);
+    if (w == 0 || (c == '-' && w == 1) || members.size() == kMaxClassMembers) return 0;  // a range
+    members.push_back(c);
+    j += w;
+  }
+  if (j >= p.size() || members.empty()) return 0;
+  return j + 1 - i;
+}
+
+// Every head followed by every member, or false when that would be more than `most` heads.
+bool extend(std::vector<std::string>& heads, std::string_view members, std::size_t most) {
+  if (heads.size() * members.size() > most) return false;
+  std::vector<std::string> next;
+  next.reserve(heads.size() * members.size());
+  for (const auto& h : heads) {
+    for (const char m : members) next.push_back(h + m);
+  }
+  heads = std::move(next);
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> leadingLiterals(std::string_view p, int group) {
@@ -190,27 +224,34 @@ std::vector<std::string> leadingLiterals(std::string_view p, int group) {
   }
   constexpr std::size_t kMaxHeads = 16;
   std::vector<std::string> heads{""};
+  std::string members;
   while (pos < p.size()) {
     if (p.substr(pos).starts_with("(?:")) {
-      // An alternation of plain words, then not optional or repeated.
-      std::vector<std::string> alts{""};
+      // An alternation of plain words (small classes allowed), then not repeated; an optional
+      // one adds the heads without it.
+      std::vector<std::string> alts;
+      std::vector<std::string> current{""};
       std::size_t i = pos + 3;
       bool plain = true;
-      for (; i < p.size() && p[i] != ')'; ) {
-        char c = 0;
+      for (; i < p.size() && p[i] != ')';) {
         if (p[i] == '|') {
-          alts.emplace_back();
+          alts.insert(alts.end(), current.begin(), current.end());
+          current = {""};
           ++i;
-        } else if (const std::size_t w = literalAt(p, i, c); w != 0 && !quantifierAt(p, i + w)) {
-          alts.back() += c;
+        } else if (const std::size_t w = pieceAt(p, i, members);
+                   w != 0 && !quantifierAt(p, i + w) && extend(current, members, kMaxHeads)) {
           i += w;
         } else {
           plain = false;
           break;
         }
       }
-      if (!plain || i >= p.size() || quantifierAt(p, i + 1) ||
-          std::ranges::any_of(alts, [](const std::string& a) { return a.empty(); }) ||
+      alts.insert(alts.end(), current.begin(), current.end());
+      const bool optional = i + 1 < p.size() && p[i + 1] == '?' &&
+                            !(i + 2 < p.size() && quantifierAt(p, i + 2));
+      if (optional) alts.emplace_back();
+      if (!plain || i >= p.size() || (!optional && quantifierAt(p, i + 1)) ||
+          (!optional && std::ranges::any_of(alts, [](const std::string& a) { return a.empty(); })) ||
           heads.size() * alts.size() > kMaxHeads) {
         break;
       }
@@ -219,22 +260,22 @@ std::vector<std::string> leadingLiterals(std::string_view p, int group) {
         for (const auto& a : alts) next.push_back(h + a);
       }
       heads = std::move(next);
-      pos = i + 1;
+      pos = i + (optional ? 2 : 1);
       continue;
     }
-    char c = 0;
-    const std::size_t w = literalAt(p, pos, c);
+    const std::size_t w = pieceAt(p, pos, members);
     if (w == 0) break;
     if (quantifierAt(p, pos + w)) {
-      if (p[pos + w] == '+') {
-        for (auto& h : heads) h += c;  // at least once
+      if (p[pos + w] == '+' && members.size() == 1) {
+        for (auto& h : heads) h += members[0];  // at least once
       }
       break;
     }
-    for (auto& h : heads) h += c;
+    if (!extend(heads, members, kMaxHeads)) break;
     pos += w;
   }
-  if (heads.size() == 1 && heads[0].empty()) return {};
+  // A head that may be nothing (an optional group, then no literal) is no prefix at all.
+  if (std::ranges::any_of(heads, [](const std::string& h) { return h.empty(); })) return {};
   return heads;
 }
 

@@ -435,7 +435,14 @@ TEST(TurnedTokens, PrefixesComeFromTheLiteralStartOfTheSecretGroup) {
             std::vector<std::string>{"ghp_"});
   EXPECT_EQ(leadingLiterals("(?:^|[^A-Za-z0-9])((?:AKIA|ASIA)[A-Z2-7]{16})", 1),
             (std::vector<std::string>{"AKIA", "ASIA"}));
-  EXPECT_EQ(leadingLiterals("\\b(?:xox)[bp]-[0-9]{10}", 0), std::vector<std::string>{"xox"});
+  EXPECT_EQ(leadingLiterals("\\b(?:xox)[bp]-[0-9]{10}", 0),
+            (std::vector<std::string>{"xoxb-", "xoxp-"}));
+  // Small classes and optional groups of plain words are expanded; ranges end the prefix.
+  EXPECT_EQ(leadingLiterals("(EZ[AT]K[A-Za-z0-9]{54})", 1),
+            (std::vector<std::string>{"EZAK", "EZTK"}));
+  EXPECT_EQ(leadingLiterals("(xoxe(?:\\.xox[bp])?-[0-9]-[A-Za-z0-9]{60,200})", 1),
+            (std::vector<std::string>{"xoxe.xoxb-", "xoxe.xoxp-", "xoxe-"}));
+  EXPECT_EQ(leadingLiterals("(sk_[a-c]x)", 1), std::vector<std::string>{"sk_"});
   EXPECT_EQ(leadingLiterals("(?:^|[(])(ya29\\.[0-9A-Za-z_-]{50,})", 1),
             std::vector<std::string>{"ya29."});
   EXPECT_EQ(leadingLiterals("(sk-(?:proj|admin)-[A-Za-z0-9]{40})", 1),
@@ -463,6 +470,37 @@ TEST(TurnedTokens, ATokenBrokenAcrossLinesIsJoinedOnceForEachPlaceItMayEnd) {
   EXPECT_FALSE(decodeBrokenTokens("the ghp_ prefix\nmeans classic", prefixes));
   EXPECT_FALSE(decodeBrokenTokens(kTok + "\n\n", prefixes));
   EXPECT_FALSE(decodeBrokenTokens(text, TokenPrefixes()));
+}
+
+TEST(TurnedTokens, ABrokenTokenWithoutDigitsIsJoinedWhenItsLettersLookRandom) {
+  const TokenPrefixes prefixes({"hf_"});
+  const std::string text = "  hf_token: hf_gbeZVKETC\r\n      fgEXgllUPUnKHVOlSkVrTWdjd\r\n  other: 1";
+  const auto m = decodeBrokenTokens(text, prefixes);
+  ASSERT_TRUE(m);
+  // Each place the token may end is a line ("other" is a word of the next line).
+  EXPECT_EQ(m->text, "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\nhf_gbeZVKETCfgEXgllUPUnKHVOlSkVrTWdjdother");
+  // A name in code and the next line's word: no digits, and at most a capital per word.
+  EXPECT_FALSE(decodeBrokenTokens("hf_helper_name\nreturn_value\n", prefixes));
+  EXPECT_FALSE(decodeBrokenTokens("hf_HelperName\nReturnValue\n", prefixes));
+}
+
+TEST(TurnedTokens, AnAssignedValueBrokenAcrossLinesIsJoinedWithItsName) {
+  const std::string env = "PAGERDUTY_TOKEN=u+H3kviKPx\nIqw_4cCp4c\n";
+  auto m = decodeBrokenAssignments(env);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "PAGERDUTY_TOKEN=u+H3kviKPxIqw_4cCp4c");
+  EXPECT_EQ(m->toSource(16, m->text.size()), std::make_pair(std::size_t{16}, env.size() - 1));
+  const std::string json = "{\n  \"apiKey\": \"AbC3dEf9GhIjK\n    LmN0pQr5StU\",\n  \"n\": 1\n}";
+  m = decodeBrokenAssignments(json);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "apiKey\": \"AbC3dEf9GhIjKLmN0pQr5StU");
+  // The next line is another assignment, the name holds no credential word, a comparison, a
+  // value with nothing random in it, or one too short: nothing joined.
+  EXPECT_FALSE(decodeBrokenAssignments("password: hunter2hunter\nnext_key: value\n"));
+  EXPECT_FALSE(decodeBrokenAssignments("username = abcdefgh12\nXYZ12345\n"));
+  EXPECT_FALSE(decodeBrokenAssignments("if token == abcdefgh12\nfoo1234\n"));
+  EXPECT_FALSE(decodeBrokenAssignments("secret_name = my_secret_value\nanother_value\n"));
+  EXPECT_FALSE(decodeBrokenAssignments("api_key = abc12\nXYZ12345\n"));
 }
 
 TEST(QuotedPrintable, SoftBreaksAreRemovedAndEscapesDecodedOnlyInAMailBody) {
@@ -536,6 +574,8 @@ TEST(FailClosedScan, TurnedBrokenAndQuotedPrintableSecretsAreFoundAndRedactedWhe
         std::tuple{rot13Of("aws " + aws), rot13Of(aws), "aws-access-key-id", "rot13"},
         std::tuple{"export K=" + aws.substr(0, 8) + "\n" + aws.substr(8) + "\n", aws.substr(0, 8) + "\n" + aws.substr(8),
                    "aws-access-key-id", "line-broken"},
+        std::tuple{std::string("PAGERDUTY_TOKEN=u+H3kviKPx\nIqw_4cCp4c\n"), std::string("u+H3kviKPx\nIqw_4cCp4c"),
+                   "pagerduty-api-key", "line-broken-value"},
         std::tuple{"Content-Transfer-Encoding: quoted-printable\r\n\r\nyour key is " + aws.substr(0, 11) +
                        "=\r\n" + aws.substr(11) + " =E2=80=94 keep it",
                    aws.substr(0, 11) + "=\r\n" + aws.substr(11), "aws-access-key-id", "quoted-printable"}}) {
