@@ -313,6 +313,8 @@ std::string_view toString(Encoding e) {
       return "line-broken";
     case Encoding::kBrokenAssigned:
       return "line-broken-value";
+    case Encoding::kReversedUrl:
+      return "reversed-url";
     case Encoding::kQuotedPrintable:
       return "quoted-printable";
     case Encoding::kGzip:
@@ -504,6 +506,13 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
         budget.bytes -= (*m)->text.size();
         take(enc, std::move(**m));
       }
+    }
+  }
+  // URLs written backwards: found from their "//:", which forward text hardly ever holds.
+  if (!budget.exhausted && text.find("//:") != std::string_view::npos) {
+    if (auto m = decodeReversedUrls(text); m && fits(m->text.size())) {
+      budget.bytes -= m->text.size();
+      take(Encoding::kReversedUrl, std::move(m));
     }
   }
   // Joined literals: found from the quotes, so one cheap pass over a text that has two.

@@ -33,6 +33,7 @@ enum class Encoding {
   kRot13,
   kBroken,
   kBrokenAssigned,
+  kReversedUrl,
   kQuotedPrintable,
   kGzip,
 };
@@ -155,6 +156,11 @@ inline constexpr std::size_t kMaxBrokenPieces = 4;
 // it, is one line of the result, and only joins whose value looks random (digits, or capitals
 // and small letters mixed) are made. nullopt if there is none.
 [[nodiscard]] std::optional<MappedText> decodeBrokenAssignments(std::string_view text);
+
+// URLs written backwards ("tsoh@ssap:resu//:sider"): each stretch around a "//:" up to a space
+// or a quote, turned around, is one line of the result, so the rules for credentials in URLs
+// read "redis://user:pass@host". nullopt if the text has none.
+[[nodiscard]] std::optional<MappedText> decodeReversedUrls(std::string_view text);
 
 // Both, in one pass over the line breaks (what decodeAll() uses); tokens only with prefixes.
 struct BrokenJoins {

@@ -112,6 +112,8 @@ constexpr std::ptrdiff_t kMinBrokenDigits = 2;
 constexpr std::size_t kMinAssignedValue = 8;
 constexpr std::size_t kMinAssignedPiece = 4;
 constexpr std::size_t kMaxAssignedName = 64;
+// Longest stretch either side of "//:" taken as a URL written backwards.
+constexpr std::size_t kMaxReversedUrl = 512;
 
 
 bool startsWithPrefix(std::string_view run, const TokenPrefixes& prefixes) {
@@ -302,6 +304,31 @@ void joinBroken(std::string_view text, const TokenPrefixes* prefixes,
 }
 
 }  // namespace
+
+std::optional<MappedText> decodeReversedUrls(std::string_view text) {
+  std::optional<MappedText> out;
+  const auto stops = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '"' || c == '\'' || c == '`' ||
+           c == '<' || c == '>' || c == '(' || c == ')';
+  };
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t at = text.find("//:", from);
+    if (at == std::string_view::npos) break;
+    // The span around it: a written-backwards URL has no space or quote in it.
+    std::size_t l = at;
+    while (l > 0 && at - l < kMaxReversedUrl && !stops(text[l - 1])) --l;
+    std::size_t r = at + 3;
+    while (r < text.size() && r - at < kMaxReversedUrl && !stops(text[r])) ++r;
+    from = r;
+    // Backwards, a URL's scheme ends the span: "//:" then at least a letter ("//:ptth").
+    if (r == at + 3 || l == at) continue;
+    if (!out) out.emplace();
+    if (!out->text.empty()) out->push('\n', l, l + 1);
+    for (std::size_t b = r; b > l; --b) out->push(text[b - 1], b - 1, b);
+  }
+  return out;
+}
 
 std::optional<MappedText> decodeBrokenTokens(std::string_view text, const TokenPrefixes& prefixes) {
   std::optional<MappedText> out;

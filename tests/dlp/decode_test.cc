@@ -503,6 +503,21 @@ TEST(TurnedTokens, AnAssignedValueBrokenAcrossLinesIsJoinedWithItsName) {
   EXPECT_FALSE(decodeBrokenAssignments("api_key = abc12\nXYZ12345\n"));
 }
 
+TEST(TurnedTokens, AUrlWrittenBackwardsIsTurnedAround) {
+  const std::string url = "redis://deploy:K3eH4w8UMPpP39_2@redis.internal:6379/0";
+  const std::string backwards(url.rbegin(), url.rend());
+  const std::string text = "the url is " + backwards + ", keep it safe";
+  const auto m = decodeReversedUrls(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "," + url);  // up to the space: the comma came along, first when turned
+  EXPECT_EQ(m->toSource(1, 1 + url.size()), std::make_pair(std::size_t{11}, 11 + url.size()));
+  // Forward URLs and a "//:" with nothing before or after it turn nothing.
+  EXPECT_FALSE(decodeReversedUrls("see https://example.com/a and ftp://host/b"));
+  EXPECT_FALSE(decodeReversedUrls(""));
+  const auto lone = decodeReversedUrls("a //: b");
+  EXPECT_FALSE(lone);
+}
+
 TEST(QuotedPrintable, SoftBreaksAreRemovedAndEscapesDecodedOnlyInAMailBody) {
   const std::string body = "token: ghp_R8aZk3Lq0WvT5x=\r\nYb7NcD2mEf9HgJ4sPu6QiX and caf=C3=A9=\nend";
   const auto m = decodeQuotedPrintable(body);
@@ -576,6 +591,9 @@ TEST(FailClosedScan, TurnedBrokenAndQuotedPrintableSecretsAreFoundAndRedactedWhe
                    "aws-access-key-id", "line-broken"},
         std::tuple{std::string("PAGERDUTY_TOKEN=u+H3kviKPx\nIqw_4cCp4c\n"), std::string("u+H3kviKPx\nIqw_4cCp4c"),
                    "pagerduty-api-key", "line-broken-value"},
+        std::tuple{"url: " + std::string("moc.elpmaxe.bd@8fH2kXq9TzL3vW:nimda//:sider") + " ok",
+                   std::string("8fH2kXq9TzL3vW"), "redis-uri-credentials",
+                   "reversed-url"},
         std::tuple{"Content-Transfer-Encoding: quoted-printable\r\n\r\nyour key is " + aws.substr(0, 11) +
                        "=\r\n" + aws.substr(11) + " =E2=80=94 keep it",
                    aws.substr(0, 11) + "=\r\n" + aws.substr(11), "aws-access-key-id", "quoted-printable"}}) {

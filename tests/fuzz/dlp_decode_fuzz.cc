@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (d.encoding == dlp::Encoding::kPercent || d.encoding == dlp::Encoding::kEscape ||
         d.encoding == dlp::Encoding::kHtml || d.encoding == dlp::Encoding::kSpaced ||
         d.encoding == dlp::Encoding::kConcatenated || d.encoding == dlp::Encoding::kBroken ||
-        d.encoding == dlp::Encoding::kBrokenAssigned ||
+        d.encoding == dlp::Encoding::kBrokenAssigned || d.encoding == dlp::Encoding::kReversedUrl ||
         d.encoding == dlp::Encoding::kQuotedPrintable) {
       used += m.text.size();
     }
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                  dlp::decodeHtmlEntities(text), dlp::decodeSpaced(text),
                  dlp::decodeConcatenated(text), dlp::decodeReversedToken(text, prefixes),
                  dlp::decodeRot13Token(text, prefixes), dlp::decodeBrokenTokens(text, prefixes),
-                 dlp::decodeBrokenAssignments(text),
+                 dlp::decodeBrokenAssignments(text), dlp::decodeReversedUrls(text),
                  dlp::decodeQuotedPrintable(text)}) {
     if (!m) continue;
     for (std::size_t i = 0; i < m->text.size(); ++i) {
