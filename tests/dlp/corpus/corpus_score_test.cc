@@ -316,7 +316,9 @@ TEST(Corpus, ScoresShippedPacks) {
            {"injections_fresh9.jsonl", "injection_fresh9"},
            {"benign_fresh9.jsonl", "benign_fresh9"},
            {"injections_fresh9_holdout.jsonl", "injection_fresh9_holdout"},
-           {"benign_fresh9_holdout.jsonl", "benign_fresh9_holdout"}}) {
+           {"benign_fresh9_holdout.jsonl", "benign_fresh9_holdout"},
+           {"injections_fresh10_holdout.jsonl", "injection_fresh10_holdout"},
+           {"benign_fresh10_holdout.jsonl", "benign_fresh10_holdout"}}) {
     const auto samples = readCorpus(file);
     ASSERT_FALSE(samples.empty()) << file;
     merge(all, score(scanner, samples, group, verbose));

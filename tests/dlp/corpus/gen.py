@@ -32,6 +32,7 @@ import gen_fresh6
 import gen_fresh7
 import gen_fresh8
 import gen_fresh9
+import gen_fresh10
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -229,6 +230,11 @@ def main():
                  f"injections_{name}_holdout", f"benign_{name}_holdout")
         for f, samples in zip(files, sets):
             counts[f + ".jsonl"] = write(f + ".jsonl", samples)
+    # fresh10, a whole set held out (written before the rules were read this round, scored
+    # before and after tuning only): every family of issue 14 in wording no earlier set used.
+    for f, samples in zip(("injections_fresh10_holdout", "benign_fresh10_holdout"),
+                          gen_fresh10.fresh10_holdout()):
+        counts[f + ".jsonl"] = write(f + ".jsonl", samples)
     for k, v in counts.items():
         print(f"{k}: {v}")
 

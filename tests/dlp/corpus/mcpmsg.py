@@ -82,15 +82,24 @@ def described_or_carried(uri, mime="text/plain"):
     return wrap
 
 
+def marked_variants(text):
+    """A marked text ("@tool ", "@param ") is one benign variant, not two."""
+    return 1 if text.startswith("@") else 2
+
+
 def split_marked(seed, inj, benign, wrap):
-    """split_thirds where a marked text ("@tool ", "@param ") is one benign variant, not two."""
-    return split_thirds(seed, inj, benign, wrap,
-                        benign_variants=lambda text: 1 if text.startswith("@") else 2)
+    """split_thirds where a marked text is one benign variant, not two."""
+    return split_thirds(seed, inj, benign, wrap, benign_variants=marked_variants)
 
 
 def split_thirds(seed, inj, benign, wrap, benign_variants=lambda text: 2):
-    """Messages for {family: [text]} injections and benign texts, split before scoring: every
-    third sample of a family goes to the holdout. Benign texts come as a tool result or resource
+    """split with every third sample of a family in the holdout."""
+    return split(seed, inj, benign, wrap, benign_variants, held=lambda i: i % 3 == 2)
+
+
+def split(seed, inj, benign, wrap, benign_variants, held):
+    """Messages for {family: [text]} injections and benign texts, split before scoring: sample i
+    of a family goes to the holdout when held(i). Benign texts come as a tool result or resource
     and, for a second variant, as a prompt or sampling request.
     Returns (tune injections, tune benign, holdout injections, holdout benign)."""
     import random
@@ -99,7 +108,7 @@ def split_thirds(seed, inj, benign, wrap, benign_variants=lambda text: 2):
     for family, texts in inj.items():
         for i, text in enumerate(texts):
             kind, msg = wrap(g, text, RESPONSE_KINDS)
-            out["inj_h" if i % 3 == 2 else "inj"].append(
+            out["inj_h" if held(i) else "inj"].append(
                 {"label": "injection", "family": family, "kind": kind, "direction": "response",
                  "message": msg})
     for family, texts in benign.items():
@@ -107,7 +116,7 @@ def split_thirds(seed, inj, benign, wrap, benign_variants=lambda text: 2):
             for variant in range(benign_variants(text)):
                 kinds = [["tool_result", "resource"], ["prompt", "sampling"]][variant]
                 kind, msg = wrap(g, text, kinds)
-                out["ben_h" if i % 3 == 2 else "ben"].append(
+                out["ben_h" if held(i) else "ben"].append(
                     {"label": "benign", "family": family, "kind": kind, "direction": "response",
                      "message": msg})
     return out["inj"], out["ben"], out["inj_h"], out["ben_h"]
