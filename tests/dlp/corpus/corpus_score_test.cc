@@ -317,6 +317,8 @@ TEST(Corpus, ScoresShippedPacks) {
            {"benign_fresh9.jsonl", "benign_fresh9"},
            {"injections_fresh9_holdout.jsonl", "injection_fresh9_holdout"},
            {"benign_fresh9_holdout.jsonl", "benign_fresh9_holdout"},
+           {"injections_fresh10.jsonl", "injection_fresh10"},
+           {"benign_fresh10.jsonl", "benign_fresh10"},
            {"injections_fresh10_holdout.jsonl", "injection_fresh10_holdout"},
            {"benign_fresh10_holdout.jsonl", "benign_fresh10_holdout"}}) {
     const auto samples = readCorpus(file);

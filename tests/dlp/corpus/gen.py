@@ -33,6 +33,7 @@ import gen_fresh7
 import gen_fresh8
 import gen_fresh9
 import gen_fresh10
+import gen_fresh10_tune
 from gen_secrets import SECRETS
 from mcpmsg import call, result, resource
 
@@ -234,6 +235,9 @@ def main():
     # before and after tuning only): every family of issue 14 in wording no earlier set used.
     for f, samples in zip(("injections_fresh10_holdout", "benign_fresh10_holdout"),
                           gen_fresh10.fresh10_holdout()):
+        counts[f + ".jsonl"] = write(f + ".jsonl", samples)
+    # fresh10's tuning set, written after its holdout was frozen, in other words.
+    for f, samples in zip(("injections_fresh10", "benign_fresh10"), gen_fresh10_tune.fresh10_tune()):
         counts[f + ".jsonl"] = write(f + ".jsonl", samples)
     for k, v in counts.items():
         print(f"{k}: {v}")
