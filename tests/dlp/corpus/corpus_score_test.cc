@@ -253,6 +253,17 @@ constexpr double kMinFresh9InjectionRecall = 0.95;
 constexpr double kMaxFresh9BenignFpRate = 0.03;
 constexpr double kMinFresh9HoldoutInjectionRecall = 0.85;
 constexpr double kMaxFresh9HoldoutBenignFpRate = 0.05;
+// fresh10 (gen_fresh10.py holdout, gen_fresh10_tune.py tuning, session 23): a whole set held out
+// (56 injections over every family of the issue, 51 look-alikes), written before the rules were
+// read and scored before and after tuning only, and a tuning set in other words. Tuned with word
+// classes (a control verb on the model's rules, the model's setup named, covert markers, task
+// swaps, dictated output, privileged speakers) rather than phrases. Before: 0.732 on the tuning
+// set, 0.625 on the holdout; after: 0.943, 0.696. Look-alikes flagged: 6/157 and 6/97 before and
+// after (email-address on support addresses; security prose that quotes attacks).
+constexpr double kMinFresh10InjectionRecall = 0.93;
+constexpr double kMaxFresh10BenignFpRate = 0.05;
+constexpr double kMinFresh10HoldoutInjectionRecall = 0.65;
+constexpr double kMaxFresh10HoldoutBenignFpRate = 0.07;
 constexpr double kMinSecretPrecision = 0.99;
 constexpr double kMinInjectionPrecision = 0.99;
 
@@ -398,6 +409,10 @@ TEST(Corpus, ScoresShippedPacks) {
   EXPECT_LE(all.label["benign_fresh9"].rate(), kMaxFresh9BenignFpRate);
   EXPECT_GE(all.label["injection_fresh9_holdout"].rate(), kMinFresh9HoldoutInjectionRecall);
   EXPECT_LE(all.label["benign_fresh9_holdout"].rate(), kMaxFresh9HoldoutBenignFpRate);
+  EXPECT_GE(all.label["injection_fresh10"].rate(), kMinFresh10InjectionRecall);
+  EXPECT_LE(all.label["benign_fresh10"].rate(), kMaxFresh10BenignFpRate);
+  EXPECT_GE(all.label["injection_fresh10_holdout"].rate(), kMinFresh10HoldoutInjectionRecall);
+  EXPECT_LE(all.label["benign_fresh10_holdout"].rate(), kMaxFresh10HoldoutBenignFpRate);
   EXPECT_GE(secret_precision, kMinSecretPrecision);
   EXPECT_GE(injection_precision, kMinInjectionPrecision);
 }
