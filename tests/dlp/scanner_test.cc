@@ -222,9 +222,11 @@ TEST(Scanner, DirectionsAndPolicyApply) {
   Policy p;
   p.actions["injection-detector"] = Action::kBlock;
   EXPECT_EQ(s.scanText(text, Direction::kResponse, p).strongest(), Action::kBlock);
-  // Its two strong signals (the phrase and the word-family form) off: below threshold.
-  p.disabled.insert("injection-ignore-instructions");
-  p.disabled.insert("injection-set-aside-instructions");
+  // Its signals (the phrase and its word-family forms) off: below threshold.
+  for (const char* id : {"injection-ignore-instructions", "injection-set-aside-instructions",
+                         "injection-ignore-prior-any", "injection-control-of-rules"}) {
+    p.disabled.insert(id);
+  }
   EXPECT_EQ(findRule(s.scanText(text, Direction::kResponse, p), "injection-detector"), nullptr);
   p.disabled = {"injection-detector"};
   EXPECT_TRUE(s.scanText(text, Direction::kResponse, p).empty());
