@@ -315,6 +315,8 @@ std::string_view toString(Encoding e) {
       return "line-broken-value";
     case Encoding::kReversedUrl:
       return "reversed-url";
+    case Encoding::kBrokenUrl:
+      return "line-broken-url";
     case Encoding::kQuotedPrintable:
       return "quoted-printable";
     case Encoding::kGzip:
@@ -508,8 +510,16 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
       }
     }
   }
-  // URLs written backwards: found from their "//:", which forward text hardly ever holds.
-  if (!budget.exhausted && text.find("//:") != std::string_view::npos) {
+  // URLs broken across lines: only in a text with a scheme's ":/" and a line break.
+  if (!budget.exhausted && std::memchr(text.data(), '\n', text.size()) != nullptr) {
+    if (auto m = decodeBrokenUrls(text); m && fits(m->text.size())) {
+      budget.bytes -= m->text.size();
+      take(Encoding::kBrokenUrl, std::move(m));
+    }
+  }
+  // URLs written backwards: found from their "//:", which forward text hardly ever holds
+  // (one SIMD pass, decodeReversedUrls).
+  if (!budget.exhausted) {
     if (auto m = decodeReversedUrls(text); m && fits(m->text.size())) {
       budget.bytes -= m->text.size();
       take(Encoding::kReversedUrl, std::move(m));

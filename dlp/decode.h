@@ -34,6 +34,7 @@ enum class Encoding {
   kBroken,
   kBrokenAssigned,
   kReversedUrl,
+  kBrokenUrl,
   kQuotedPrintable,
   kGzip,
 };
@@ -156,6 +157,11 @@ inline constexpr std::size_t kMaxBrokenPieces = 4;
 // it, is one line of the result, and only joins whose value looks random (digits, or capitals
 // and small letters mixed) are made. nullopt if there is none.
 [[nodiscard]] std::optional<MappedText> decodeBrokenAssignments(std::string_view text);
+
+// URLs broken across lines ("ftps://etl:cXLIKZ" newline ".9@cache.local"): a line whose last
+// word holds ":/" is joined with the first word of each next line (up to kMaxBrokenPieces
+// pieces), each join one line of the result. nullopt if there is none.
+[[nodiscard]] std::optional<MappedText> decodeBrokenUrls(std::string_view text);
 
 // URLs written backwards ("tsoh@ssap:resu//:sider"): each stretch around a "//:" up to a space
 // or a quote, turned around, is one line of the result, so the rules for credentials in URLs

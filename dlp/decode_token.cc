@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "dlp/decode_support.h"
 
 namespace mcpgate::dlp {
+using detail::findPair;
 using detail::isAlnum;
 using detail::isDigit;
 using detail::isRunByte;
@@ -305,6 +307,67 @@ void joinBroken(std::string_view text, const TokenPrefixes* prefixes,
 
 }  // namespace
 
+std::optional<MappedText> decodeBrokenUrls(std::string_view text) {
+  std::optional<MappedText> out;
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  // From each ":/" (few in most texts; findPair passes the many ':' of JSON quickly), to the
+  // end of its word: a line break there is where a URL may go on.
+  std::size_t from = 0;
+  while (from + 2 <= text.size()) {
+    const std::size_t at = findPair(text, from, ':', '/');
+    if (at == std::string_view::npos) break;
+    std::size_t end = at + 2;
+    while (end < text.size() && end - at < kMaxReversedUrl && !space(text[end])) ++end;
+    from = end;
+    std::size_t k = end;  // the line break
+    if (k < text.size() && text[k] == '\r') ++k;
+    if (k >= text.size() || text[k] != '\n') continue;
+    std::size_t start = at;
+    while (start > 0 && at - start < kMaxReversedUrl && !space(text[start - 1])) --start;
+    // The line ends inside a URL: its last word holds "://" (or ends in a scheme's ":/", as
+    // "jdbc:mysql:/" cut after it) and nothing after that closes the URL (a quote, a bracket,
+    // a comma): "'http://a/b')" and "vendor_perl:/opt/x\"," end lines of code, not URLs.
+    // Walked back from the end: the last "://" of the word, stopping at what closes a URL.
+    const auto closes = [](char c) {
+      switch (c) {
+        case '"': case '\'': case '`': case ',': case ';': case '(': case ')':
+        case '<': case '>': case '[': case ']': case '{': case '}':
+          return true;
+        default:
+          return false;
+      }
+    };
+    bool url = end - start >= 3 && text[end - 1] == '/' && text[end - 2] == ':';  // "jdbc:mysql:/"
+    for (std::size_t i = end; !url && i > start + 3; --i) {
+      if (closes(text[i - 1])) break;
+      url = text[i - 1] == '/' && text[i - 2] == '/' && text[i - 3] == ':';
+    }
+    if (!url) continue;
+    MappedText joined;
+    for (std::size_t b = start; b < end; ++b) joined.push(text[b], b, b + 1);
+    std::size_t brk = k;
+    for (std::size_t pieces = 1; pieces < kMaxBrokenPieces && brk < text.size(); ++pieces) {
+      std::size_t next = brk + 1;
+      while (next < text.size() && next - brk <= 16 && (text[next] == ' ' || text[next] == '\t')) {
+        ++next;
+      }
+      std::size_t stop = next;
+      while (stop < text.size() && stop - next < kMaxReversedUrl && !space(text[stop])) ++stop;
+      if (stop == next) break;
+      for (std::size_t b = next; b < stop; ++b) joined.push(text[b], b, b + 1);
+      from = stop;
+      if (!out) out.emplace();
+      if (!out->text.empty()) out->push('\n', start, start + 1);
+      out->append(joined);
+      std::size_t after = stop;
+      if (after < text.size() && text[after] == '\r') ++after;
+      if (after >= text.size() || text[after] != '\n') break;
+      brk = after;
+    }
+  }
+  return out;
+}
+
 std::optional<MappedText> decodeReversedUrls(std::string_view text) {
   std::optional<MappedText> out;
   const auto stops = [](char c) {
@@ -313,8 +376,13 @@ std::optional<MappedText> decodeReversedUrls(std::string_view text) {
   };
   std::size_t from = 0;
   for (;;) {
-    const std::size_t at = text.find("//:", from);
-    if (at == std::string_view::npos) break;
+    const std::size_t slash = findPair(text, from, '/', ':');  // the "/:" of "//:"
+    if (slash == std::string_view::npos) break;
+    if (slash == 0 || text[slash - 1] != '/') {
+      from = slash + 1;
+      continue;
+    }
+    const std::size_t at = slash - 1;
     // The span around it: a written-backwards URL has no space or quote in it.
     std::size_t l = at;
     while (l > 0 && at - l < kMaxReversedUrl && !stops(text[l - 1])) --l;

@@ -177,8 +177,19 @@ void Run::derived(std::string_view text, std::size_t depth, std::vector<Hit>& ou
     // looks like a credential) would report them.
     const bool prefix_view = d.encoding == Encoding::kReversed ||
                              d.encoding == Encoding::kRot13 || d.encoding == Encoding::kBroken;
+    // The views joined or turned around for credentials (a value after its name, a URL) answer
+    // for secret rules only: an address or an injection signal in a joined line is not one
+    // anyone wrote.
+    const bool secret_view = d.encoding == Encoding::kBrokenAssigned ||
+                             d.encoding == Encoding::kBrokenUrl ||
+                             d.encoding == Encoding::kReversedUrl;
     for (auto& h : sub) {
       if (prefix_view && !rs_.prefixLed(h.rule)) continue;
+      if (secret_view && (h.rule >= rs_.rules().size() ||
+                          rs_.rules()[h.rule].category != Category::kSecret ||
+                          rs_.rules()[h.rule].is_detector)) {
+        continue;
+      }
       auto [s, e] = d.mapped.toSource(h.start, h.end);
       if (norm_map != nullptr) std::tie(s, e) = norm_map->toSource(s, e);
       std::string tag(toString(d.encoding));

@@ -518,6 +518,24 @@ TEST(TurnedTokens, AUrlWrittenBackwardsIsTurnedAround) {
   EXPECT_FALSE(lone);
 }
 
+TEST(TurnedTokens, AUrlBrokenAcrossLinesIsJoined) {
+  const std::string text = "FTP_URL=ftps://etl:cXLIKZWueQgmuD\n.9@cache.local:990/upload\nnext words";
+  const auto m = decodeBrokenUrls(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text,
+            "FTP_URL=ftps://etl:cXLIKZWueQgmuD.9@cache.local:990/upload\n"
+            "FTP_URL=ftps://etl:cXLIKZWueQgmuD.9@cache.local:990/uploadnext");
+  EXPECT_EQ(m->toSource(0, 8), std::make_pair(std::size_t{0}, std::size_t{8}));
+  // A "jdbc:mysql:/" cut after its first slash, indented on the next line.
+  const auto jdbc = decodeBrokenUrls("  url: jdbc:mysql:/\r\n      /db.internal:3306/shop?password=x\r\n");
+  ASSERT_TRUE(jdbc);
+  EXPECT_EQ(jdbc->text.substr(0, jdbc->text.find('\n')),
+            "jdbc:mysql://db.internal:3306/shop?password=x");
+  // No scheme on the line before the break, or nothing after it.
+  EXPECT_FALSE(decodeBrokenUrls("plain words\nand more\n"));
+  EXPECT_FALSE(decodeBrokenUrls("see https://example.com\n\n"));
+}
+
 TEST(QuotedPrintable, SoftBreaksAreRemovedAndEscapesDecodedOnlyInAMailBody) {
   const std::string body = "token: ghp_R8aZk3Lq0WvT5x=\r\nYb7NcD2mEf9HgJ4sPu6QiX and caf=C3=A9=\nend";
   const auto m = decodeQuotedPrintable(body);
@@ -594,6 +612,8 @@ TEST(FailClosedScan, TurnedBrokenAndQuotedPrintableSecretsAreFoundAndRedactedWhe
         std::tuple{"url: " + std::string("moc.elpmaxe.bd@8fH2kXq9TzL3vW:nimda//:sider") + " ok",
                    std::string("8fH2kXq9TzL3vW"), "redis-uri-credentials",
                    "reversed-url"},
+        std::tuple{std::string("REDIS_URL=redis://:aHGQ1Tn38wyKMb5\n#7@redis.internal:6379/0\n"),
+                   std::string("aHGQ1Tn38wyKMb5\n#7"), "redis-uri-password-only", "line-broken-url"},
         std::tuple{"Content-Transfer-Encoding: quoted-printable\r\n\r\nyour key is " + aws.substr(0, 11) +
                        "=\r\n" + aws.substr(11) + " =E2=80=94 keep it",
                    aws.substr(0, 11) + "=\r\n" + aws.substr(11), "aws-access-key-id", "quoted-printable"}}) {

@@ -35,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         d.encoding == dlp::Encoding::kHtml || d.encoding == dlp::Encoding::kSpaced ||
         d.encoding == dlp::Encoding::kConcatenated || d.encoding == dlp::Encoding::kBroken ||
         d.encoding == dlp::Encoding::kBrokenAssigned || d.encoding == dlp::Encoding::kReversedUrl ||
+        d.encoding == dlp::Encoding::kBrokenUrl ||
         d.encoding == dlp::Encoding::kQuotedPrintable) {
       used += m.text.size();
     }
@@ -46,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                  dlp::decodeConcatenated(text), dlp::decodeReversedToken(text, prefixes),
                  dlp::decodeRot13Token(text, prefixes), dlp::decodeBrokenTokens(text, prefixes),
                  dlp::decodeBrokenAssignments(text), dlp::decodeReversedUrls(text),
+                 dlp::decodeBrokenUrls(text),
                  dlp::decodeQuotedPrintable(text)}) {
     if (!m) continue;
     for (std::size_t i = 0; i < m->text.size(); ++i) {
