@@ -518,8 +518,9 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
     }
   }
   // URLs written backwards: found from their "//:", which forward text hardly ever holds
-  // (one SIMD pass, decodeReversedUrls).
-  if (!budget.exhausted) {
+  // (one SIMD pass, decodeReversedUrls), in a text long enough to hold "s//:u@h" and a ':'.
+  if (!budget.exhausted && text.size() >= kMinReversedUrl &&
+      std::memchr(text.data(), ':', text.size()) != nullptr) {
     if (auto m = decodeReversedUrls(text); m && fits(m->text.size())) {
       budget.bytes -= m->text.size();
       take(Encoding::kReversedUrl, std::move(m));

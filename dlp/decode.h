@@ -167,6 +167,8 @@ inline constexpr std::size_t kMaxBrokenPieces = 4;
 // or a quote, turned around, is one line of the result, so the rules for credentials in URLs
 // read "redis://user:pass@host". nullopt if the text has none.
 [[nodiscard]] std::optional<MappedText> decodeReversedUrls(std::string_view text);
+// Shortest text worth looking at for one: "a@b:c//:s" with a scheme of a letter or two.
+inline constexpr std::size_t kMinReversedUrl = 10;
 
 // Both, in one pass over the line breaks (what decodeAll() uses); tokens only with prefixes.
 struct BrokenJoins {
