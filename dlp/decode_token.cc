@@ -286,9 +286,10 @@ void joinBroken(std::string_view text, const TokenPrefixes* prefixes,
     // separator closes the value. "next_key: value" is the next assignment, not more of this one.
     const auto alone = [&](std::string_view piece, std::size_t stop) {
       if (piece.size() < kMinAssignedPiece) return false;
+      // Base64's '=' padding may end it; "next_key=value" is an assignment.
+      while (stop < text.size() && text[stop] == '=') ++stop;
       return stop >= text.size() || text[stop] == '\r' || text[stop] == '\n' ||
-             text[stop] == '"' || text[stop] == '\'' || text[stop] == ',' || text[stop] == ';' ||
-             text[stop] == '=';
+             text[stop] == '"' || text[stop] == '\'' || text[stop] == ',' || text[stop] == ';';
     };
     values_done = joinPieces(text, k, joined, run.start - from, alone, emit);
   };

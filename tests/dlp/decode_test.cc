@@ -497,6 +497,10 @@ TEST(TurnedTokens, AnAssignedValueBrokenAcrossLinesIsJoinedWithItsName) {
   // The next line is another assignment, the name holds no credential word, a comparison, a
   // value with nothing random in it, or one too short: nothing joined.
   EXPECT_FALSE(decodeBrokenAssignments("password: hunter2hunter\nnext_key: value\n"));
+  EXPECT_FALSE(decodeBrokenAssignments("api_key: Ab3dE5fG7hJ9\nother_key=1\n"));
+  m = decodeBrokenAssignments("secret = QUJDREVGR0hJSktM\nTU5PUA==\n");  // padded base64
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text, "secret = QUJDREVGR0hJSktMTU5PUA");
   EXPECT_FALSE(decodeBrokenAssignments("username = abcdefgh12\nXYZ12345\n"));
   EXPECT_FALSE(decodeBrokenAssignments("if token == abcdefgh12\nfoo1234\n"));
   EXPECT_FALSE(decodeBrokenAssignments("secret_name = my_secret_value\nanother_value\n"));
