@@ -500,7 +500,8 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
   }
   // Tokens and credential values broken across lines: looked at only from line breaks, tokens
   // only past a token prefix, values only after a name that says it holds a credential.
-  if (!budget.exhausted && std::memchr(text.data(), '\n', text.size()) != nullptr) {
+  const bool has_break = std::memchr(text.data(), '\n', text.size()) != nullptr;
+  if (!budget.exhausted && has_break) {
     auto joins = decodeBroken(text, prefixes);
     for (auto [enc, m] : {std::pair{Encoding::kBroken, &joins.tokens},
                           std::pair{Encoding::kBrokenAssigned, &joins.values}}) {
@@ -510,8 +511,9 @@ std::vector<Decoded> decodeAll(std::string_view text, DecodeBudget& budget,
       }
     }
   }
-  // URLs broken across lines: only in a text with a scheme's ":/" and a line break.
-  if (!budget.exhausted && std::memchr(text.data(), '\n', text.size()) != nullptr) {
+  // URLs broken across lines: only in a text with a line break (decodeBrokenUrls starts from
+  // each ":/").
+  if (!budget.exhausted && has_break) {
     if (auto m = decodeBrokenUrls(text); m && fits(m->text.size())) {
       budget.bytes -= m->text.size();
       take(Encoding::kBrokenUrl, std::move(m));

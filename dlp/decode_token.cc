@@ -3,8 +3,8 @@
 // are only made, and only answer for those rules, where a credential's own prefix shows.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -211,21 +211,27 @@ std::size_t joinPieces(std::string_view text, std::size_t brk, MappedText& joine
 
 // Words in a name that holds a credential ("PAGERDUTY_TOKEN", "db_password", "apiKey").
 bool namesCredential(std::string_view name) {
-  std::string lower(name);
-  for (char& c : lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  std::array<char, kMaxAssignedName> buffer{};  // lower-cased in place: no allocation per name
+  const std::size_t n = std::min(name.size(), buffer.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = name[i];
+    buffer[i] = isUpper(c) ? static_cast<char>(c - 'A' + 'a') : c;
   }
+  const std::string_view lower(buffer.data(), n);
   for (std::string_view word : {"key", "token", "secret", "passw", "pwd", "auth", "credential"}) {
-    if (lower.find(word) != std::string::npos) return true;
+    if (lower.find(word) != std::string_view::npos) return true;
   }
   return false;
 }
 
 bool isNameByte(char c) { return isAlnum(c) || c == '_' || c == '-' || c == '.'; }
 
-}  // namespace
-
-namespace {
+// Adds `line` to `out` as one more line of the result (its '\n' mapped to `at`).
+void appendLine(std::optional<MappedText>& out, const MappedText& line, std::size_t at) {
+  if (!out) out.emplace();
+  if (!out->text.empty()) out->push('\n', at, at + 1);
+  out->append(line);
+}
 
 // Both kinds of line-broken joins in one pass over the line breaks (each break's run is found
 // once): tokens that start with a prefix into `tokens` (when `prefixes` is given), values
@@ -243,12 +249,7 @@ void joinBroken(std::string_view text, const TokenPrefixes* prefixes,
     MappedText joined;
     joined.reserve(run.end - run.start + 2 * kMaxBrokenPiece);
     for (std::size_t b = run.start; b < run.end; ++b) joined.push(text[b], b, b + 1);
-    const auto emit = [&] {
-      auto& out = *tokens;
-      if (!out) out.emplace();
-      if (!out->text.empty()) out->push('\n', run.start, run.start + 1);
-      out->append(joined);
-    };
+    const auto emit = [&] { appendLine(*tokens, joined, run.start); };
     tokens_done =
         joinPieces(text, k, joined, 0, [](std::string_view, std::size_t) { return true; }, emit);
   };
@@ -276,12 +277,7 @@ void joinBroken(std::string_view text, const TokenPrefixes* prefixes,
     MappedText joined;
     joined.reserve(run.end - from + 2 * kMaxBrokenPiece);
     for (std::size_t b = from; b < run.end; ++b) joined.push(text[b], b, b + 1);
-    const auto emit = [&] {
-      auto& out = *values;
-      if (!out) out.emplace();
-      if (!out->text.empty()) out->push('\n', from, from + 1);
-      out->append(joined);
-    };
+    const auto emit = [&] { appendLine(*values, joined, from); };
     // A continuation is a line of token bytes alone: the line ends after it, or a quote or a
     // separator closes the value. "next_key: value" is the next assignment, not more of this one.
     const auto alone = [&](std::string_view piece, std::size_t stop) {
@@ -357,9 +353,7 @@ std::optional<MappedText> decodeBrokenUrls(std::string_view text) {
       if (stop == next) break;
       for (std::size_t b = next; b < stop; ++b) joined.push(text[b], b, b + 1);
       from = stop;
-      if (!out) out.emplace();
-      if (!out->text.empty()) out->push('\n', start, start + 1);
-      out->append(joined);
+      appendLine(out, joined, start);
       std::size_t after = stop;
       if (after < text.size() && text[after] == '\r') ++after;
       if (after >= text.size() || text[after] != '\n') break;
